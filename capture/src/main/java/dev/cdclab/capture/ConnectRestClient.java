@@ -1,0 +1,182 @@
+package dev.cdclab.capture;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** The parts of the Kafka Connect REST API that registering and watching a connector needs. */
+public final class ConnectRestClient {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private final String baseUrl;
+    private final HttpClient http;
+
+    public ConnectRestClient(String baseUrl) {
+        this.baseUrl = baseUrl.replaceAll("/+$", "");
+        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    }
+
+    public String baseUrl() {
+        return baseUrl;
+    }
+
+    /**
+     * Validates a config against the plugin; returns one line per problem ({@code key: message}).
+     */
+    public List<String> validate(String name, Map<String, String> config) {
+        ObjectNode body = MAPPER.createObjectNode();
+        config.forEach(body::put);
+        body.put("name", name);
+        String cls = config.get("connector.class");
+        JsonNode r =
+                send("PUT", "/connector-plugins/" + cls + "/config/validate", body.toString(), 200);
+        List<String> problems = new ArrayList<>();
+        for (JsonNode c : r.path("configs")) {
+            JsonNode v = c.path("value");
+            for (JsonNode err : v.path("errors")) {
+                problems.add(v.path("name").asText() + ": " + err.asText());
+            }
+        }
+        return problems;
+    }
+
+    /** Creates the connector, or updates its config if it exists. */
+    public void put(String name, Map<String, String> config) {
+        ObjectNode body = MAPPER.createObjectNode();
+        config.forEach(body::put);
+        send("PUT", "/connectors/" + name + "/config", body.toString(), 200, 201);
+    }
+
+    /** Removes the connector; no error if it does not exist. */
+    public void delete(String name) {
+        try {
+            send("DELETE", "/connectors/" + name, null, 204, 200, 404);
+        } catch (IllegalStateException e) {
+            if (!e.getMessage().contains("404")) {
+                throw e;
+            }
+        }
+    }
+
+    /** Connector state and task states, e.g. {@code RUNNING}. */
+    public record Status(String connector, List<String> tasks, String trace) {
+        public boolean running() {
+            return "RUNNING".equals(connector)
+                    && !tasks.isEmpty()
+                    && tasks.stream().allMatch("RUNNING"::equals);
+        }
+
+        public boolean failed() {
+            return "FAILED".equals(connector) || tasks.contains("FAILED");
+        }
+    }
+
+    public Status status(String name) {
+        JsonNode r = send("GET", "/connectors/" + name + "/status", null, 200);
+        List<String> tasks = new ArrayList<>();
+        String trace = r.path("connector").path("trace").asText(null);
+        for (JsonNode t : r.path("tasks")) {
+            tasks.add(t.path("state").asText());
+            if (trace == null && t.hasNonNull("trace")) {
+                trace = t.get("trace").asText();
+            }
+        }
+        return new Status(r.path("connector").path("state").asText(), tasks, trace);
+    }
+
+    /**
+     * Waits until the connector and its task run.
+     *
+     * @throws IllegalStateException when it fails or the timeout passes
+     */
+    public void awaitRunning(String name, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Status last = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                last = status(name);
+            } catch (IllegalStateException e) {
+                if (!e.getMessage().contains("404")) {
+                    throw e;
+                }
+            }
+            if (last != null && last.running()) {
+                return;
+            }
+            if (last != null && last.failed()) {
+                throw new IllegalStateException(
+                        "connector " + name + " failed: " + firstLine(last.trace()));
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", e);
+            }
+        }
+        throw new IllegalStateException(
+                "connector " + name + " not running after " + timeout.toSeconds() + "s: " + last);
+    }
+
+    private JsonNode send(String method, String path, String body, int... ok) {
+        HttpRequest.Builder b =
+                HttpRequest.newBuilder(URI.create(baseUrl + path))
+                        .timeout(Duration.ofSeconds(60))
+                        .header("Accept", "application/json");
+        if (body != null) {
+            b.header("Content-Type", "application/json");
+            b.method(method, HttpRequest.BodyPublishers.ofString(body));
+        } else {
+            b.method(method, HttpRequest.BodyPublishers.noBody());
+        }
+        HttpResponse<String> r;
+        try {
+            r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (ConnectException e) {
+            throw new IllegalStateException("cannot reach Kafka Connect at " + baseUrl, e);
+        } catch (IOException e) {
+            throw new IllegalStateException(
+                    "Kafka Connect at " + baseUrl + " did not answer: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+        for (int code : ok) {
+            if (r.statusCode() == code) {
+                try {
+                    return r.body() == null || r.body().isBlank()
+                            ? MAPPER.createObjectNode()
+                            : MAPPER.readTree(r.body());
+                } catch (IOException e) {
+                    return MAPPER.createObjectNode();
+                }
+            }
+        }
+        String message = r.body();
+        try {
+            message = MAPPER.readTree(r.body()).path("message").asText(r.body());
+        } catch (IOException ignored) {
+            // keep the raw body
+        }
+        throw new IllegalStateException(
+                method + " " + path + " -> " + r.statusCode() + ": " + firstLine(message));
+    }
+
+    private static String firstLine(String s) {
+        if (s == null) {
+            return "no detail";
+        }
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+}

@@ -1,0 +1,169 @@
+package dev.cdclab.capture;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * The source PostgreSQL database as capture sees it: checks it can be captured, creates the
+ * heartbeat table, reads the settings every report prints, and tells when streaming has begun.
+ */
+public final class SourceDatabase {
+    /** Settings that decide durability and log throughput; printed with every result. */
+    public static final String[] REPORTED_SETTINGS = {
+        "server_version",
+        "wal_level",
+        "fsync",
+        "synchronous_commit",
+        "full_page_writes",
+        "wal_sync_method",
+        "wal_compression",
+        "wal_buffers",
+        "max_wal_size",
+        "checkpoint_timeout",
+        "shared_buffers"
+    };
+
+    private final String jdbcUrl;
+    private final Properties props;
+
+    public SourceDatabase(String jdbcUrl, String user, String password) {
+        this.jdbcUrl = jdbcUrl;
+        this.props = new Properties();
+        props.setProperty("user", user);
+        if (password != null) {
+            props.setProperty("password", password);
+        }
+        props.setProperty("connectTimeout", "10");
+    }
+
+    public static SourceDatabase of(CaptureConfig c) {
+        return new SourceDatabase(c.jdbcUrl(), c.get(CaptureConfig.USER), c.password());
+    }
+
+    /**
+     * Opens a connection.
+     *
+     * @throws IllegalStateException with one line naming the URL when it cannot connect
+     */
+    public Connection connect() {
+        try {
+            return DriverManager.getConnection(jdbcUrl, props);
+        } catch (SQLException e) {
+            throw new IllegalStateException(
+                    "cannot connect to source " + jdbcUrl + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Checks logical decoding is on and creates the heartbeat table.
+     *
+     * @throws IllegalStateException naming what is missing
+     */
+    public void prepare() {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
+            String wal = setting(s, "wal_level");
+            if (!"logical".equals(wal)) {
+                throw new IllegalStateException(
+                        "source wal_level is '"
+                                + wal
+                                + "'; logical decoding needs wal_level=logical");
+            }
+            s.execute("CREATE SCHEMA IF NOT EXISTS " + CaptureConfig.LAB_SCHEMA);
+            s.execute(
+                    "CREATE TABLE IF NOT EXISTS "
+                            + DebeziumConnectorConfig.HEARTBEAT_TABLE
+                            + " (id INT PRIMARY KEY, ts TIMESTAMPTZ NOT NULL)");
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot prepare source: " + e.getMessage(), e);
+        }
+    }
+
+    /** Current values of {@link #REPORTED_SETTINGS}. */
+    public Map<String, String> settings() {
+        Map<String, String> out = new LinkedHashMap<>();
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
+            for (String name : REPORTED_SETTINGS) {
+                out.put(name, setting(s, name));
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read source settings: " + e.getMessage(), e);
+        }
+        return out;
+    }
+
+    private static String setting(Statement s, String name) throws SQLException {
+        try (ResultSet rs = s.executeQuery("SHOW " + name)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    /** The source's clock, epoch milliseconds (commit times are taken from it). */
+    public long nowMs() {
+        try (Connection c = connect();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint")) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read source clock: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Waits until Debezium streams: its heartbeat action query only runs after the snapshot.
+     *
+     * @throws IllegalStateException on timeout
+     */
+    public void awaitStreaming(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try (Connection c = connect();
+                PreparedStatement ps =
+                        c.prepareStatement(
+                                "SELECT count(*) FROM "
+                                        + DebeziumConnectorConfig.HEARTBEAT_TABLE)) {
+            while (System.nanoTime() < deadline) {
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    if (rs.getLong(1) > 0) {
+                        return;
+                    }
+                }
+                Thread.sleep(100);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read heartbeat table: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+        throw new IllegalStateException(
+                "capture did not start streaming within " + timeout.toSeconds() + "s");
+    }
+
+    /** Drops the replication slot (after the connector is gone), so WAL is not retained. */
+    public void dropSlot(String slot) {
+        try (Connection c = connect();
+                PreparedStatement ps =
+                        c.prepareStatement(
+                                "SELECT pg_drop_replication_slot(slot_name) FROM"
+                                        + " pg_replication_slots WHERE slot_name = ? AND NOT active")) {
+            ps.setString(1, slot);
+            ps.execute();
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot drop slot " + slot + ": " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package dev.cdclab.change;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+
+/**
+ * The net effect of all raw changes to one key of one table inside one interval of source commit
+ * time.
+ *
+ * @param table captured table, {@code schema.table}
+ * @param op net operation
+ * @param key primary-key values
+ * @param after final row image; null for a delete
+ * @param unchanged columns whose value the source did not send (unchanged TOASTed values); the
+ *     warehouse keeps what it has
+ * @param columns the table's columns as the source declares them
+ * @param intervalStartMs start of the interval (inclusive), source commit time
+ * @param intervalEndMs end of the interval (exclusive), source commit time
+ * @param firstLsn source log position of the first raw change folded
+ * @param lastLsn source log position of the last raw change folded
+ * @param txId source transaction of the last raw change
+ * @param commitMs source commit time of the last raw change
+ * @param rawChanges how many raw changes were folded
+ * @param snapshot true when the last raw change came from the initial snapshot
+ * @param mode how the change was computed
+ * @param stages per-stage instants of the last raw change
+ * @param generatorCommitMicros the load generator's own commit timestamp column, when present
+ */
+public record NetChange(
+        String table,
+        NetOperation op,
+        ObjectNode key,
+        ObjectNode after,
+        List<String> unchanged,
+        List<ColumnSpec> columns,
+        long intervalStartMs,
+        long intervalEndMs,
+        long firstLsn,
+        long lastLsn,
+        long txId,
+        long commitMs,
+        int rawChanges,
+        boolean snapshot,
+        NetChangeMode mode,
+        StageTimes stages,
+        Long generatorCommitMicros)
+        implements NetChangeRecord {
+
+    /** Table and key as one string, unique across the pipeline: {@code schema.table/{"id":1}}. */
+    public String tableKey() {
+        return table + "/" + key.toString();
+    }
+
+    /** A copy with the emission instant set. */
+    public NetChange emittedAt(long emittedMs) {
+        StageTimes s =
+                new StageTimes(
+                        stages.sourceCommitMs(),
+                        stages.capturedMs(),
+                        stages.kafkaAppendMs(),
+                        emittedMs);
+        return new NetChange(
+                table,
+                op,
+                key,
+                after,
+                unchanged,
+                columns,
+                intervalStartMs,
+                intervalEndMs,
+                firstLsn,
+                lastLsn,
+                txId,
+                commitMs,
+                rawChanges,
+                snapshot,
+                mode,
+                s,
+                generatorCommitMicros);
+    }
+}

@@ -1,0 +1,39 @@
+package dev.cdclab.load.workload;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.function.LongConsumer;
+
+/**
+ * A transaction mix against a fixed set of tables. {@link #plan} is a pure function of the seed and
+ * the transaction number, so the same seed yields the same statements whatever the thread count.
+ */
+public interface Workload {
+
+    /** Name as the papers use it, e.g. {@code W3}. */
+    String name();
+
+    /** One line on what it does. */
+    String description();
+
+    /** Tables it writes, unqualified (in the connection's default schema). */
+    List<String> tables();
+
+    /** Drops and creates its tables (and triggers). */
+    void createSchema(Connection c) throws SQLException;
+
+    /** Rows loaded by {@link #prefill}. */
+    long prefillRows();
+
+    /**
+     * Loads the starting rows with the database's fastest path.
+     *
+     * @param progress receives the number of rows loaded so far
+     * @return rows loaded
+     */
+    long prefill(Connection c, LongConsumer progress) throws SQLException;
+
+    /** The statements of transaction number {@code i} (0-based). */
+    TxPlan plan(long i);
+}

@@ -1,0 +1,203 @@
+package dev.cdclab.streams;
+
+import dev.cdclab.streams.topology.NetChangeStats;
+import dev.cdclab.streams.topology.NetChangeTopology;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Runs the net-change topology: creates the topics it owns, then starts Kafka Streams. */
+public final class NetChangeApp implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(NetChangeApp.class);
+
+    private final NetChangeConfig config;
+    private final NetChangeStats stats = new NetChangeStats();
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private KafkaStreams streams;
+
+    public NetChangeApp(NetChangeConfig config) {
+        this.config = config;
+    }
+
+    /**
+     * Creates missing topics and starts the Streams instance; returns once it is running.
+     *
+     * @throws IllegalStateException when Kafka is unreachable or the app fails to start
+     */
+    public void start(Duration timeout) {
+        Properties props = NetChangeTopology.streamsProperties(config);
+        if (config.get(NetChangeConfig.CREATE_TOPICS)) {
+            ensureTopics(props, timeout);
+        }
+        streams = new KafkaStreams(NetChangeTopology.buildTopology(config, stats), props);
+        streams.setUncaughtExceptionHandler(
+                e -> {
+                    LOG.error("Net-change Streams app failed", e);
+                    failure.compareAndSet(null, e);
+                    return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse
+                            .SHUTDOWN_CLIENT;
+                });
+        streams.start();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (streams.state() != KafkaStreams.State.RUNNING) {
+            if (failure.get() != null || streams.state() == KafkaStreams.State.ERROR) {
+                throw new IllegalStateException(
+                        "net-change app failed to start: " + describe(failure.get()));
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(
+                        "net-change app not running after "
+                                + timeout.toSeconds()
+                                + "s (state "
+                                + streams.state()
+                                + ")");
+            }
+            sleep(50);
+        }
+        LOG.info("Net-change app {} running", config.get(NetChangeConfig.APPLICATION_ID));
+    }
+
+    private void ensureTopics(Properties props, Duration timeout) {
+        Map<String, Object> adminProps =
+                Map.of(
+                        AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        config.get(NetChangeConfig.BOOTSTRAP_SERVERS),
+                        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                        (int) timeout.toMillis(),
+                        AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
+                        (int) Math.min(timeout.toMillis(), 30_000));
+        int partitions = config.get(NetChangeConfig.PARTITIONS);
+        short rf = (short) (int) config.get(NetChangeConfig.REPLICATION_FACTOR);
+        Optional<Short> replication = rf < 0 ? Optional.empty() : Optional.of(rf);
+        List<NewTopic> wanted = new ArrayList<>();
+        wanted.add(
+                new NewTopic(config.watermarkTopic(), Optional.of(partitions), replication)
+                        .configs(Map.of(TopicConfig.RETENTION_MS_CONFIG, "3600000")));
+        wanted.add(
+                new NewTopic(
+                        config.get(NetChangeConfig.NET_CHANGES_TOPIC),
+                        Optional.of(partitions),
+                        replication));
+        wanted.add(new NewTopic(config.deadLetterTopic(), Optional.of(1), replication));
+        wanted.add(new NewTopic(config.changeTopic(), Optional.of(partitions), replication));
+        // Debezium creates it on its first transaction; it must exist (one partition) before we
+        // subscribe
+        wanted.add(new NewTopic(config.transactionTopic(), Optional.of(1), replication));
+        try (Admin admin = Admin.create(adminProps)) {
+            for (NewTopic t : wanted) {
+                try {
+                    admin.createTopics(List.of(t))
+                            .all()
+                            .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                    LOG.info("Created topic {}", t.name());
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof TopicExistsException)) {
+                        throw new IllegalStateException(
+                                "cannot create topic " + t.name() + ": " + describe(e.getCause()),
+                                e.getCause());
+                    }
+                }
+            }
+            Map<String, TopicDescription> d =
+                    admin.describeTopics(
+                                    Set.of(
+                                            config.watermarkTopic(),
+                                            config.transactionTopic(),
+                                            config.changeTopic()))
+                            .allTopicNames()
+                            .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            int wm = d.get(config.watermarkTopic()).partitions().size();
+            if (wm != partitions) {
+                throw new IllegalStateException(
+                        "topic "
+                                + config.watermarkTopic()
+                                + " has "
+                                + wm
+                                + " partitions but partitions="
+                                + partitions);
+            }
+            int changes = d.get(config.changeTopic()).partitions().size();
+            if (changes != partitions) {
+                throw new IllegalStateException(
+                        "topic "
+                                + config.changeTopic()
+                                + " has "
+                                + changes
+                                + " partitions but partitions="
+                                + partitions);
+            }
+            if (d.get(config.transactionTopic()).partitions().size() != 1) {
+                throw new IllegalStateException(
+                        "topic "
+                                + config.transactionTopic()
+                                + " must have exactly one partition (transaction order)");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while creating topics", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException(
+                    "cannot reach Kafka at "
+                            + config.get(NetChangeConfig.BOOTSTRAP_SERVERS)
+                            + ": "
+                            + describe(e instanceof ExecutionException ? e.getCause() : e),
+                    e);
+        }
+    }
+
+    public NetChangeStats stats() {
+        return stats;
+    }
+
+    /** The Streams state, or null before {@link #start}. */
+    public KafkaStreams.State state() {
+        return streams == null ? null : streams.state();
+    }
+
+    /** The error that stopped the app, if any. */
+    public Optional<Throwable> failure() {
+        return Optional.ofNullable(failure.get());
+    }
+
+    @Override
+    public void close() {
+        if (streams != null) {
+            streams.close(Duration.ofSeconds(30));
+            streams = null;
+        }
+    }
+
+    private static String describe(Throwable t) {
+        if (t == null) {
+            return "unknown error";
+        }
+        return t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+}

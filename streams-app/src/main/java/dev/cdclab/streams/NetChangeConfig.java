@@ -1,0 +1,226 @@
+package dev.cdclab.streams;
+
+import static dev.cdclab.config.ConfigOption.booleanOption;
+import static dev.cdclab.config.ConfigOption.durationOption;
+import static dev.cdclab.config.ConfigOption.enumOption;
+import static dev.cdclab.config.ConfigOption.intOption;
+import static dev.cdclab.config.ConfigOption.stringOption;
+
+import dev.cdclab.change.NetChangeMode;
+import dev.cdclab.config.ConfigOption;
+import dev.cdclab.config.Configuration;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/** Options of the net-change Streams app; keys under {@code kafka.} go to Kafka Streams as-is. */
+public final class NetChangeConfig {
+    /** Prefix of keys passed unchanged to Kafka Streams (and its clients). */
+    public static final String KAFKA_PREFIX = "kafka.";
+
+    /** Processing guarantees offered. */
+    public enum Guarantee {
+        AT_LEAST_ONCE,
+        EXACTLY_ONCE_V2
+    }
+
+    /** Where the per-interval fold state lives. */
+    public enum StateStoreType {
+        ROCKSDB,
+        IN_MEMORY
+    }
+
+    public static final ConfigOption<String> BOOTSTRAP_SERVERS =
+            stringOption("bootstrap.servers")
+                    .required()
+                    .description("Kafka bootstrap servers, host:port[,host:port...].")
+                    .build();
+    public static final ConfigOption<String> APPLICATION_ID =
+            stringOption("application.id")
+                    .defaultValue("cdclab-net-changes")
+                    .check(s -> s.matches("[A-Za-z0-9._-]+"), "must be [A-Za-z0-9._-]+")
+                    .description(
+                            "Kafka Streams application id; instances with the same id share the"
+                                    + " work.")
+                    .build();
+    public static final ConfigOption<String> TOPIC_PREFIX =
+            stringOption("source.topic.prefix")
+                    .defaultValue("cdclab")
+                    .check(s -> !s.isBlank(), "must not be blank")
+                    .description(
+                            "Debezium topic.prefix of the capture connector; changes are read"
+                                    + " from <prefix>.changes, transactions from"
+                                    + " <prefix>.transaction.")
+                    .build();
+    public static final ConfigOption<String> NET_CHANGES_TOPIC =
+            stringOption("net.changes.topic")
+                    .defaultValue("cdclab.net-changes")
+                    .description("Topic the net changes and interval markers are written to.")
+                    .build();
+    public static final ConfigOption<Duration> INTERVAL =
+            durationOption("interval")
+                    .defaultValue(Duration.ofSeconds(1))
+                    .check(d -> !d.isNegative(), "must be >= 0")
+                    .description(
+                            "Length of a net-change interval in source commit time; 0 makes each"
+                                    + " source transaction its own interval.")
+                    .build();
+    public static final ConfigOption<Duration> GRACE =
+            durationOption("grace")
+                    .defaultValue(Duration.ofMillis(200))
+                    .check(d -> !d.isNegative(), "must be >= 0")
+                    .description(
+                            "How far past an interval's end the source must have committed before"
+                                    + " the interval closes; absorbs commit-time jitter and"
+                                    + " cross-partition delivery skew.")
+                    .build();
+    public static final ConfigOption<NetChangeMode> MODE =
+            enumOption("mode", NetChangeMode.class)
+                    .defaultValue(NetChangeMode.ALL)
+                    .description(
+                            "all: insert/update/delete per key and interval; all_with_merge:"
+                                    + " insert and update reported as upsert; off: every raw change"
+                                    + " passed on.")
+                    .build();
+    public static final ConfigOption<Integer> PARTITIONS =
+            intOption("partitions")
+                    .defaultValue(1)
+                    .check(n -> n >= 1, "must be >= 1")
+                    .description(
+                            "Partitions of <prefix>.changes; the watermark and net-change topics"
+                                    + " are created with as many.")
+                    .build();
+    public static final ConfigOption<Integer> REPLICATION_FACTOR =
+            intOption("replication.factor")
+                    .defaultValue(-1)
+                    .check(n -> n == -1 || n >= 1, "must be -1 (broker default) or >= 1")
+                    .description("Replication factor of topics this app creates.")
+                    .build();
+    public static final ConfigOption<Guarantee> GUARANTEE =
+            enumOption("processing.guarantee", Guarantee.class)
+                    .defaultValue(Guarantee.AT_LEAST_ONCE)
+                    .description(
+                            "Kafka Streams processing guarantee. at_least_once is the default:"
+                                    + " the sink's log-position check makes replays harmless.")
+                    .build();
+    public static final ConfigOption<Duration> COMMIT_INTERVAL =
+            durationOption("commit.interval")
+                    .defaultValue(Duration.ofMillis(100))
+                    .check(d -> d.toMillis() >= 1, "must be >= 1ms")
+                    .description(
+                            "Kafka Streams commit.interval.ms; under exactly_once_v2 net changes"
+                                    + " become visible only at commits.")
+                    .build();
+    public static final ConfigOption<Integer> THREADS =
+            intOption("num.stream.threads")
+                    .defaultValue(1)
+                    .check(n -> n >= 1, "must be >= 1")
+                    .description("Stream threads in this instance.")
+                    .build();
+    public static final ConfigOption<String> STATE_DIR =
+            stringOption("state.dir")
+                    .defaultValue(System.getProperty("java.io.tmpdir") + "/cdclab-streams")
+                    .description("Directory for local state stores.")
+                    .build();
+    public static final ConfigOption<StateStoreType> STATE_STORE =
+            enumOption("state.store", StateStoreType.class)
+                    .defaultValue(StateStoreType.ROCKSDB)
+                    .description(
+                            "Store for open intervals: rocksdb spills to disk (large"
+                                    + " transactions), in_memory is faster.")
+                    .build();
+    public static final ConfigOption<String> PLACEHOLDER =
+            stringOption("unavailable.value.placeholder")
+                    .defaultValue("__debezium_unavailable_value")
+                    .description(
+                            "The connector's unavailable.value.placeholder (unchanged TOASTed"
+                                    + " values).")
+                    .build();
+    public static final ConfigOption<String> GENERATOR_COLUMN =
+            stringOption("generator.column")
+                    .defaultValue("gen_commit_us")
+                    .description(
+                            "Column holding the load generator's commit timestamp (epoch"
+                                    + " microseconds); carried along for latency measurement.")
+                    .build();
+    public static final ConfigOption<Boolean> CREATE_TOPICS =
+            booleanOption("create.topics")
+                    .defaultValue(true)
+                    .description(
+                            "Create the watermark, net-change and dead-letter topics if missing.")
+                    .build();
+
+    /** Every option, in documentation order. */
+    public static final List<ConfigOption<?>> OPTIONS =
+            List.of(
+                    BOOTSTRAP_SERVERS,
+                    APPLICATION_ID,
+                    TOPIC_PREFIX,
+                    NET_CHANGES_TOPIC,
+                    INTERVAL,
+                    GRACE,
+                    MODE,
+                    PARTITIONS,
+                    REPLICATION_FACTOR,
+                    GUARANTEE,
+                    COMMIT_INTERVAL,
+                    THREADS,
+                    STATE_DIR,
+                    STATE_STORE,
+                    PLACEHOLDER,
+                    GENERATOR_COLUMN,
+                    CREATE_TOPICS);
+
+    private final Configuration config;
+
+    public NetChangeConfig(Configuration config) {
+        this.config = config;
+    }
+
+    /** Builds and validates a configuration from raw key/value pairs. */
+    public static NetChangeConfig of(Map<String, String> raw) {
+        return new NetChangeConfig(
+                Configuration.builder(OPTIONS).allowPrefix(KAFKA_PREFIX).setAll(raw).build());
+    }
+
+    /** A builder over this app's options (accepting {@code kafka.*} pass-through keys). */
+    public static Configuration.Builder builder() {
+        return Configuration.builder(OPTIONS).allowPrefix(KAFKA_PREFIX);
+    }
+
+    public Configuration raw() {
+        return config;
+    }
+
+    public <T> T get(ConfigOption<T> option) {
+        return config.get(option);
+    }
+
+    /** Debezium's topic of transaction BEGIN/END events. */
+    public String transactionTopic() {
+        return get(TOPIC_PREFIX) + ".transaction";
+    }
+
+    /** Internal topic that carries commit-time watermarks to every task. */
+    public String watermarkTopic() {
+        return get(APPLICATION_ID) + "-watermarks";
+    }
+
+    /** Topic for change events that could not be read. */
+    public String deadLetterTopic() {
+        return get(APPLICATION_ID) + "-dead-letters";
+    }
+
+    /**
+     * The topic every captured table is routed to by the connector's {@code ByLogicalTableRouter}:
+     * {@code <prefix>.changes}.
+     */
+    public String changeTopic() {
+        return get(TOPIC_PREFIX) + ".changes";
+    }
+
+    /** Kafka Streams and client settings passed through under {@code kafka.}. */
+    public Map<String, String> kafkaOverrides() {
+        return config.passthrough(KAFKA_PREFIX);
+    }
+}

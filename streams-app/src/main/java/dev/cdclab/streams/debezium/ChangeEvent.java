@@ -1,0 +1,51 @@
+package dev.cdclab.streams.debezium;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cdclab.change.ColumnSpec;
+import java.util.List;
+
+/**
+ * One Debezium row change, read from its Kafka record.
+ *
+ * @param table {@code schema.table}
+ * @param key primary-key values
+ * @param op Debezium operation: {@code c}, {@code u}, {@code d} or {@code r} (snapshot read)
+ * @param after row image after the change; null for deletes
+ * @param unavailable columns whose value the source did not send (unchanged TOASTed values)
+ * @param columns the table's columns, key columns marked
+ * @param lsn source log position of the change
+ * @param txId source transaction id; 0 for snapshot reads
+ * @param commitMs source commit time ({@code source.ts_ms})
+ * @param capturedMs when Debezium built the event (envelope {@code ts_ms})
+ * @param kafkaAppendMs Kafka record timestamp
+ * @param generatorCommitMicros the load generator's timestamp column, when present
+ */
+public record ChangeEvent(
+        String table,
+        ObjectNode key,
+        char op,
+        ObjectNode after,
+        List<String> unavailable,
+        List<ColumnSpec> columns,
+        long lsn,
+        long txId,
+        long commitMs,
+        long capturedMs,
+        long kafkaAppendMs,
+        Long generatorCommitMicros) {
+
+    /** True when the row exists after this change. */
+    public boolean rowExistsAfter() {
+        return op != 'd';
+    }
+
+    /** True for a snapshot read. */
+    public boolean snapshot() {
+        return op == 'r';
+    }
+
+    /** Table and key as one string. */
+    public String tableKey() {
+        return table + "/" + key.toString();
+    }
+}

@@ -1,0 +1,7 @@
+package dev.cdclab.streams.fold;
+
+/**
+ * A window of source commit time, {@code [startMs, endMs)}. With a zero interval length each
+ * transaction is its own interval and {@code discriminator} is its transaction id.
+ */
+public record Interval(long startMs, long endMs, long discriminator) {}

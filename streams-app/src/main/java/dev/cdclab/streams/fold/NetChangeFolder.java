@@ -1,0 +1,133 @@
+package dev.cdclab.streams.fold;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cdclab.change.NetChange;
+import dev.cdclab.change.NetChangeMode;
+import dev.cdclab.change.NetOperation;
+import dev.cdclab.change.StageTimes;
+import dev.cdclab.streams.debezium.ChangeEvent;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The net-change semantics of SQL Server's {@code cdc.fn_cdc_get_net_changes_<instance>}, as pure
+ * functions: fold raw changes of one key in one interval, then decide the net operation from
+ * whether the row existed before the interval and exists after it.
+ */
+public final class NetChangeFolder {
+    private NetChangeFolder() {}
+
+    /** Folds one more raw change (in source order) into the pending state, or starts one. */
+    public static PendingChange fold(PendingChange prev, ChangeEvent ev, Interval interval) {
+        boolean existedBefore;
+        long firstLsn;
+        int count;
+        ObjectNode prevImage;
+        List<String> prevUnchanged;
+        if (prev == null) {
+            // a snapshot read or an insert says the row was absent from the warehouse's view
+            existedBefore = ev.op() == 'u' || ev.op() == 'd';
+            firstLsn = ev.lsn();
+            count = 0;
+            prevImage = null;
+            prevUnchanged = List.of();
+        } else {
+            existedBefore = prev.existedBefore();
+            firstLsn = prev.firstLsn();
+            count = prev.rawChanges();
+            prevImage = prev.image();
+            prevUnchanged = prev.unchanged();
+        }
+        ObjectNode image = null;
+        List<String> unchanged = List.of();
+        if (ev.rowExistsAfter()) {
+            image = ev.after();
+            if (!ev.unavailable().isEmpty()) {
+                image = image.deepCopy();
+                List<String> still = new ArrayList<>();
+                for (String col : ev.unavailable()) {
+                    JsonNode known = prevImage == null ? null : prevImage.get(col);
+                    if (known != null && !prevUnchanged.contains(col)) {
+                        image.set(col, known);
+                    } else {
+                        image.putNull(col);
+                        still.add(col);
+                    }
+                }
+                unchanged = List.copyOf(still);
+            }
+        }
+        return new PendingChange(
+                ev.table(),
+                ev.key(),
+                interval,
+                existedBefore,
+                ev.rowExistsAfter(),
+                image,
+                unchanged,
+                ev.columns(),
+                firstLsn,
+                ev.lsn(),
+                ev.txId(),
+                ev.commitMs(),
+                ev.capturedMs(),
+                ev.kafkaAppendMs(),
+                count + 1,
+                ev.snapshot(),
+                ev.generatorCommitMicros());
+    }
+
+    /**
+     * The net change of a closed interval; empty when the row neither existed before nor exists
+     * after (inserted and deleted inside the interval).
+     */
+    public static Optional<NetChange> close(PendingChange p, NetChangeMode mode, long emittedMs) {
+        NetOperation op;
+        if (!p.existedBefore() && !p.existsAfter()) {
+            return Optional.empty();
+        } else if (!p.existsAfter()) {
+            op = NetOperation.DELETE;
+        } else if (mode == NetChangeMode.ALL_WITH_MERGE) {
+            op = NetOperation.UPSERT;
+        } else {
+            op = p.existedBefore() ? NetOperation.UPDATE : NetOperation.INSERT;
+        }
+        return Optional.of(toNetChange(p, op, mode, emittedMs));
+    }
+
+    /** One raw change passed through unfolded ({@link NetChangeMode#OFF}). */
+    public static NetChange passThrough(ChangeEvent ev, Interval interval, long emittedMs) {
+        PendingChange p = fold(null, ev, interval);
+        NetOperation op =
+                switch (ev.op()) {
+                    case 'd' -> NetOperation.DELETE;
+                    case 'u' -> NetOperation.UPDATE;
+                    default -> NetOperation.INSERT;
+                };
+        return toNetChange(p, op, NetChangeMode.OFF, emittedMs);
+    }
+
+    private static NetChange toNetChange(
+            PendingChange p, NetOperation op, NetChangeMode mode, long emittedMs) {
+        return new NetChange(
+                p.table(),
+                op,
+                p.key(),
+                op == NetOperation.DELETE ? null : p.image(),
+                op == NetOperation.DELETE ? List.of() : p.unchanged(),
+                p.columns(),
+                p.interval().startMs(),
+                p.interval().endMs(),
+                p.firstLsn(),
+                p.lastLsn(),
+                p.txId(),
+                p.commitMs(),
+                p.rawChanges(),
+                p.snapshot(),
+                mode,
+                new StageTimes(p.commitMs(), p.capturedMs(), p.kafkaAppendMs(), emittedMs),
+                p.generatorCommitMicros());
+    }
+}

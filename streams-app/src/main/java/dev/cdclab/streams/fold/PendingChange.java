@@ -1,0 +1,45 @@
+package dev.cdclab.streams.fold;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cdclab.change.ColumnSpec;
+import java.util.List;
+
+/**
+ * The fold of the raw changes seen so far for one key in one open interval.
+ *
+ * @param table {@code schema.table}
+ * @param key primary-key values
+ * @param interval the interval
+ * @param existedBefore whether the row existed before the interval (decided by the first change)
+ * @param existsAfter whether the row exists after the last change seen
+ * @param image current row image; null when the row does not exist
+ * @param unchanged columns of {@code image} whose value is not known (unchanged TOASTed values)
+ * @param columns latest column list
+ * @param firstLsn log position of the first change
+ * @param lastLsn log position of the last change
+ * @param txId transaction of the last change
+ * @param commitMs commit time of the last change
+ * @param capturedMs Debezium time of the last change
+ * @param kafkaAppendMs Kafka timestamp of the last change
+ * @param rawChanges how many raw changes were folded
+ * @param snapshot whether the last change was a snapshot read
+ * @param generatorCommitMicros generator timestamp of the last change, if any
+ */
+public record PendingChange(
+        String table,
+        ObjectNode key,
+        Interval interval,
+        boolean existedBefore,
+        boolean existsAfter,
+        ObjectNode image,
+        List<String> unchanged,
+        List<ColumnSpec> columns,
+        long firstLsn,
+        long lastLsn,
+        long txId,
+        long commitMs,
+        long capturedMs,
+        long kafkaAppendMs,
+        int rawChanges,
+        boolean snapshot,
+        Long generatorCommitMicros) {}

@@ -1,0 +1,192 @@
+package dev.cdclab.streams.topology;
+
+import dev.cdclab.change.IntervalMarker;
+import dev.cdclab.change.MalformedRecordException;
+import dev.cdclab.change.NetChange;
+import dev.cdclab.change.NetChangeCodec;
+import dev.cdclab.change.NetChangeMode;
+import dev.cdclab.streams.debezium.ChangeEvent;
+import dev.cdclab.streams.debezium.DebeziumEventReader;
+import dev.cdclab.streams.fold.Interval;
+import dev.cdclab.streams.fold.IntervalClock;
+import dev.cdclab.streams.fold.NetChangeFolder;
+import dev.cdclab.streams.fold.PendingChange;
+import dev.cdclab.streams.fold.PendingCodec;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Folds Debezium change events into per-key, per-interval state and emits the net changes of an
+ * interval when a watermark says the interval is complete, followed by an {@link IntervalMarker} on
+ * every output partition.
+ */
+final class NetChangeProcessor implements Processor<byte[], Object, byte[], byte[]> {
+    private static final Logger LOG = LoggerFactory.getLogger(NetChangeProcessor.class);
+
+    private final String watermarkTopic;
+    private final IntervalClock clock;
+    private final NetChangeMode mode;
+    private final int tasks;
+    private final DebeziumEventReader reader;
+    private final NetChangeStats stats;
+    private ProcessorContext<byte[], byte[]> context;
+    private KeyValueStore<Bytes, byte[]> pending;
+    private KeyValueStore<Integer, Long> progress;
+    private int task;
+    private long closedThrough;
+    private long lastLateWarning;
+
+    NetChangeProcessor(
+            String watermarkTopic,
+            IntervalClock clock,
+            NetChangeMode mode,
+            int tasks,
+            DebeziumEventReader reader,
+            NetChangeStats stats) {
+        this.watermarkTopic = watermarkTopic;
+        this.clock = clock;
+        this.mode = mode;
+        this.tasks = tasks;
+        this.reader = reader;
+        this.stats = stats;
+    }
+
+    @Override
+    public void init(ProcessorContext<byte[], byte[]> context) {
+        this.context = context;
+        this.pending = context.getStateStore(NetChangeTopology.PENDING_STORE);
+        this.progress = context.getStateStore(NetChangeTopology.PROGRESS_STORE);
+        this.task = context.taskId().partition();
+        Long restored = progress.get(task);
+        this.closedThrough = restored == null ? Long.MIN_VALUE : restored;
+    }
+
+    @Override
+    public void process(Record<byte[], Object> record) {
+        String topic = context.recordMetadata().map(RecordMetadata::topic).orElse("");
+        if (topic.equals(watermarkTopic)) {
+            close((Long) record.value(), record.timestamp());
+        } else {
+            onChange(record);
+        }
+    }
+
+    private void onChange(Record<byte[], Object> record) {
+        ChangeEvent ev;
+        try {
+            ev = reader.read(record.key(), (byte[]) record.value(), record.timestamp());
+        } catch (MalformedRecordException e) {
+            deadLetter(record, e.getMessage());
+            return;
+        }
+        if (ev == null) {
+            return;
+        }
+        stats.countRaw(ev.table());
+        Interval interval = clock.assign(ev.commitMs(), ev.txId());
+        if (clock.isClosed(interval, closedThrough)) {
+            interval = clock.earliestOpen(closedThrough, ev.txId());
+            stats.countLate();
+            long now = System.currentTimeMillis();
+            if (now - lastLateWarning > 10_000) {
+                lastLateWarning = now;
+                LOG.warn(
+                        "Change to {} committed at {} arrived after its interval closed (closed"
+                                + " through {}); folded into the next open interval. Raise"
+                                + " 'grace' if this repeats.",
+                        ev.tableKey(),
+                        ev.commitMs(),
+                        closedThrough);
+            }
+        }
+        if (mode == NetChangeMode.OFF) {
+            emit(NetChangeFolder.passThrough(ev, interval, System.currentTimeMillis()), record);
+            return;
+        }
+        Bytes key = Bytes.wrap(PendingCodec.key(interval, ev.tableKey()));
+        PendingChange prev = PendingCodec.decode(pending.get(key));
+        pending.put(key, PendingCodec.encode(NetChangeFolder.fold(prev, ev, interval)));
+    }
+
+    private void close(long bound, long timestamp) {
+        if (bound <= closedThrough) {
+            return;
+        }
+        long maxStart = clock.maxClosedStart(bound);
+        List<Bytes> done = new ArrayList<>();
+        if (maxStart >= 0) {
+            Bytes from = Bytes.wrap(PendingCodec.lowerBound(0));
+            Bytes to = Bytes.wrap(PendingCodec.lowerBound(maxStart + 1));
+            long now = System.currentTimeMillis();
+            try (KeyValueIterator<Bytes, byte[]> it = pending.range(from, to)) {
+                while (it.hasNext()) {
+                    KeyValue<Bytes, byte[]> kv = it.next();
+                    if (ByteBuffer.wrap(kv.key.get()).getLong() > maxStart) {
+                        continue;
+                    }
+                    PendingChange p = PendingCodec.decode(kv.value);
+                    Optional<NetChange> change = NetChangeFolder.close(p, mode, now);
+                    if (change.isPresent()) {
+                        emit(change.get(), null);
+                    } else {
+                        stats.countVanished(p.table(), p.rawChanges());
+                    }
+                    done.add(kv.key);
+                }
+            }
+        }
+        for (Bytes k : done) {
+            pending.delete(k);
+        }
+        closedThrough = bound;
+        progress.put(task, bound);
+        stats.closedThrough(bound);
+        IntervalMarker marker = new IntervalMarker(task, tasks, bound);
+        context.forward(
+                new Record<>(NetChangeCodec.key(marker), NetChangeCodec.encode(marker), timestamp),
+                NetChangeTopology.NET_CHANGES_SINK);
+    }
+
+    private void emit(NetChange change, Record<byte[], Object> source) {
+        long ts = source == null ? change.commitMs() : source.timestamp();
+        context.forward(
+                new Record<>(NetChangeCodec.key(change), NetChangeCodec.encode(change), ts),
+                NetChangeTopology.NET_CHANGES_SINK);
+        stats.countNet(change.table());
+    }
+
+    private void deadLetter(Record<byte[], Object> record, String reason) {
+        stats.countDeadLetter();
+        RecordMetadata md = context.recordMetadata().orElse(null);
+        LOG.error(
+                "Unreadable change event at {}-{}@{}: {}; sent to the dead-letter topic",
+                md == null ? "?" : md.topic(),
+                md == null ? -1 : md.partition(),
+                md == null ? -1 : md.offset(),
+                reason);
+        Record<byte[], byte[]> out =
+                new Record<>(record.key(), (byte[]) record.value(), record.timestamp());
+        out.headers().add("cdclab.error", reason.getBytes(StandardCharsets.UTF_8));
+        if (md != null) {
+            out.headers()
+                    .add(
+                            "cdclab.source",
+                            (md.topic() + "-" + md.partition() + "@" + md.offset())
+                                    .getBytes(StandardCharsets.UTF_8));
+        }
+        context.forward(out, NetChangeTopology.DEAD_LETTER_SINK);
+    }
+}

@@ -1,0 +1,106 @@
+package dev.cdclab.streams.topology;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/** Counters of one Streams app instance, readable from any thread. */
+public final class NetChangeStats {
+    private final LongAdder rawChanges = new LongAdder();
+    private final LongAdder netChanges = new LongAdder();
+    private final LongAdder vanished = new LongAdder();
+    private final LongAdder vanishedRaw = new LongAdder();
+    private final LongAdder late = new LongAdder();
+    private final LongAdder deadLetters = new LongAdder();
+    private final AtomicLong closedThroughMs = new AtomicLong(Long.MIN_VALUE);
+    private final Map<String, TableCounts> tables = new ConcurrentHashMap<>();
+
+    /** Raw, net and vanished counts for one table. */
+    public static final class TableCounts {
+        private final LongAdder raw = new LongAdder();
+        private final LongAdder net = new LongAdder();
+        private final LongAdder vanished = new LongAdder();
+
+        public long raw() {
+            return raw.sum();
+        }
+
+        public long net() {
+            return net.sum();
+        }
+
+        /** Keys inserted and deleted inside one interval: raw changes that left no net change. */
+        public long vanished() {
+            return vanished.sum();
+        }
+    }
+
+    void countRaw(String table) {
+        rawChanges.increment();
+        tables.computeIfAbsent(table, t -> new TableCounts()).raw.increment();
+    }
+
+    void countNet(String table) {
+        netChanges.increment();
+        tables.computeIfAbsent(table, t -> new TableCounts()).net.increment();
+    }
+
+    void countVanished(String table, int raw) {
+        vanished.increment();
+        vanishedRaw.add(raw);
+        tables.computeIfAbsent(table, t -> new TableCounts()).vanished.increment();
+    }
+
+    void countLate() {
+        late.increment();
+    }
+
+    void countDeadLetter() {
+        deadLetters.increment();
+    }
+
+    void closedThrough(long ms) {
+        closedThroughMs.accumulateAndGet(ms, Math::max);
+    }
+
+    /** Raw change events read. */
+    public long rawChanges() {
+        return rawChanges.sum();
+    }
+
+    /** Net changes emitted. */
+    public long netChanges() {
+        return netChanges.sum();
+    }
+
+    /** Keys whose changes in an interval cancelled out (insert then delete). */
+    public long vanished() {
+        return vanished.sum();
+    }
+
+    /** Raw changes of the keys that cancelled out: captured, and rightly never applied. */
+    public long vanishedRawChanges() {
+        return vanishedRaw.sum();
+    }
+
+    /** Changes that arrived after their interval had closed and went to the next open one. */
+    public long late() {
+        return late.sum();
+    }
+
+    /** Records that could not be read and went to the dead-letter topic. */
+    public long deadLetters() {
+        return deadLetters.sum();
+    }
+
+    /** Highest interval-closing bound reached by any task of this instance. */
+    public long closedThroughMs() {
+        return closedThroughMs.get();
+    }
+
+    /** Per-table counts. */
+    public Map<String, TableCounts> tables() {
+        return Map.copyOf(tables);
+    }
+}

@@ -1,0 +1,206 @@
+package dev.cdclab.streams.topology;
+
+import dev.cdclab.change.NetChangeCodec;
+import dev.cdclab.streams.NetChangeConfig;
+import dev.cdclab.streams.NetChangeConfig.StateStoreType;
+import dev.cdclab.streams.debezium.DebeziumEventReader;
+import dev.cdclab.streams.fold.IntervalClock;
+import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.LongDeserializer;
+import org.apache.kafka.common.serialization.LongSerializer;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.utils.Utils;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.processor.StreamPartitioner;
+import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * The net-change topology, as a pure factory.
+ *
+ * <pre>
+ * &lt;prefix&gt;.transaction ──► watermark-broadcast ──► &lt;app&gt;-watermarks (every partition)
+ *                                                          │
+ * &lt;prefix&gt;.changes ─────────────────────────────────────────► net-change-fold ──► net changes + markers
+ *                                                                          └─► dead letters
+ * </pre>
+ */
+public final class NetChangeTopology {
+    static final String PENDING_STORE = "net-change-pending";
+    static final String PROGRESS_STORE = "net-change-progress";
+    static final String NET_CHANGES_SINK = "net-changes";
+    static final String DEAD_LETTER_SINK = "dead-letters";
+
+    private NetChangeTopology() {}
+
+    /** Builds the topology; counters go nowhere. */
+    public static Topology buildTopology(NetChangeConfig config) {
+        return buildTopology(config, new NetChangeStats());
+    }
+
+    /** Builds the topology, counting into {@code stats}. */
+    public static Topology buildTopology(NetChangeConfig config, NetChangeStats stats) {
+        IntervalClock clock = new IntervalClock(config.get(NetChangeConfig.INTERVAL).toMillis());
+        long graceMs = config.get(NetChangeConfig.GRACE).toMillis();
+        int tasks = config.get(NetChangeConfig.PARTITIONS);
+        String placeholder = config.get(NetChangeConfig.PLACEHOLDER);
+        String generatorColumn = config.get(NetChangeConfig.GENERATOR_COLUMN);
+
+        Topology t = new Topology();
+        t.addSource(
+                "transactions",
+                new ByteArrayDeserializer(),
+                new ByteArrayDeserializer(),
+                config.transactionTopic());
+        t.addProcessor(
+                "watermark-broadcast",
+                () -> new WatermarkBroadcaster(clock, graceMs),
+                "transactions");
+        t.addSink(
+                "watermarks",
+                config.watermarkTopic(),
+                new StringSerializer(),
+                new LongSerializer(),
+                NetChangeTopology.<String, Long>everyPartition(),
+                "watermark-broadcast");
+
+        t.addSource(
+                "change-events",
+                new ByteArrayDeserializer(),
+                new ByteArrayDeserializer(),
+                config.changeTopic());
+        t.addSource(
+                "watermark-events",
+                new ByteArrayDeserializer(),
+                new LongDeserializer(),
+                config.watermarkTopic());
+        t.addProcessor(
+                "net-change-fold",
+                () ->
+                        new NetChangeProcessor(
+                                config.watermarkTopic(),
+                                clock,
+                                config.get(NetChangeConfig.MODE),
+                                tasks,
+                                new DebeziumEventReader(placeholder, generatorColumn),
+                                stats),
+                "change-events",
+                "watermark-events");
+        KeyValueBytesStoreSupplier pendingSupplier =
+                config.get(NetChangeConfig.STATE_STORE) == StateStoreType.ROCKSDB
+                        ? Stores.persistentKeyValueStore(PENDING_STORE)
+                        : Stores.inMemoryKeyValueStore(PENDING_STORE);
+        t.addStateStore(
+                Stores.keyValueStoreBuilder(pendingSupplier, Serdes.Bytes(), Serdes.ByteArray())
+                        .withCachingEnabled(),
+                "net-change-fold");
+        t.addStateStore(
+                Stores.keyValueStoreBuilder(
+                        Stores.inMemoryKeyValueStore(PROGRESS_STORE),
+                        Serdes.Integer(),
+                        Serdes.Long()),
+                "net-change-fold");
+        t.addSink(
+                NET_CHANGES_SINK,
+                config.get(NetChangeConfig.NET_CHANGES_TOPIC),
+                new ByteArraySerializer(),
+                new ByteArraySerializer(),
+                markersEverywhere(),
+                "net-change-fold");
+        t.addSink(
+                DEAD_LETTER_SINK,
+                config.deadLetterTopic(),
+                new ByteArraySerializer(),
+                new ByteArraySerializer(),
+                "net-change-fold");
+        return t;
+    }
+
+    /**
+     * Kafka Streams settings for this app: low-latency defaults, then {@code kafka.*} overrides.
+     */
+    public static Properties streamsProperties(NetChangeConfig config) {
+        Properties p = new Properties();
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, config.get(NetChangeConfig.APPLICATION_ID));
+        p.put(
+                StreamsConfig.BOOTSTRAP_SERVERS_CONFIG,
+                config.get(NetChangeConfig.BOOTSTRAP_SERVERS));
+        p.put(
+                StreamsConfig.PROCESSING_GUARANTEE_CONFIG,
+                config.get(NetChangeConfig.GUARANTEE) == NetChangeConfig.Guarantee.EXACTLY_ONCE_V2
+                        ? StreamsConfig.EXACTLY_ONCE_V2
+                        : StreamsConfig.AT_LEAST_ONCE);
+        p.put(
+                StreamsConfig.COMMIT_INTERVAL_MS_CONFIG,
+                config.get(NetChangeConfig.COMMIT_INTERVAL).toMillis());
+        p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.get(NetChangeConfig.THREADS));
+        p.put(StreamsConfig.STATE_DIR_CONFIG, config.get(NetChangeConfig.STATE_DIR));
+        p.put(
+                StreamsConfig.REPLICATION_FACTOR_CONFIG,
+                config.get(NetChangeConfig.REPLICATION_FACTOR));
+        // Streams defaults producers to linger.ms=100; every net change would wait for it
+        p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 5);
+        p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "lz4");
+        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
+        config.kafkaOverrides().forEach(p::put);
+        return p;
+    }
+
+    /** Partitioner that writes every record to all partitions (watermarks). */
+    static <K, V> StreamPartitioner<K, V> everyPartition() {
+        return new StreamPartitioner<>() {
+            @Override
+            public Optional<Set<Integer>> partitions(
+                    String topic, K key, V value, int numPartitions) {
+                Set<Integer> all = new HashSet<>();
+                for (int i = 0; i < numPartitions; i++) {
+                    all.add(i);
+                }
+                return Optional.of(all);
+            }
+        };
+    }
+
+    /** Net changes by key hash (like the default partitioner); markers to every partition. */
+    static StreamPartitioner<byte[], byte[]> markersEverywhere() {
+        byte[] prefix = NetChangeCodec.MARKER_KEY_PREFIX.getBytes(StandardCharsets.UTF_8);
+        StreamPartitioner<byte[], byte[]> all = everyPartition();
+        return new StreamPartitioner<>() {
+            @Override
+            public Optional<Set<Integer>> partitions(
+                    String topic, byte[] key, byte[] value, int numPartitions) {
+                if (startsWith(key, prefix)) {
+                    return all.partitions(topic, key, value, numPartitions);
+                }
+                return Optional.of(Set.of(Utils.toPositive(Utils.murmur2(key)) % numPartitions));
+            }
+        };
+    }
+
+    private static boolean startsWith(byte[] key, byte[] prefix) {
+        if (key == null || key.length < prefix.length) {
+            return false;
+        }
+        for (int i = 0; i < prefix.length; i++) {
+            if (key[i] != prefix[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Store names, for tests and tools. */
+    public static Set<String> storeNames() {
+        return Set.of(PENDING_STORE, PROGRESS_STORE);
+    }
+}

@@ -1,0 +1,112 @@
+package dev.cdclab.sink;
+
+import static dev.cdclab.config.ConfigOption.durationOption;
+import static dev.cdclab.config.ConfigOption.intOption;
+import static dev.cdclab.config.ConfigOption.stringOption;
+
+import dev.cdclab.config.ConfigOption;
+import dev.cdclab.config.Configuration;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/** Options of the warehouse sink; keys under {@code kafka.} go to its Kafka consumer as-is. */
+public final class SinkConfig {
+    /** Prefix of keys passed unchanged to the Kafka consumer. */
+    public static final String KAFKA_PREFIX = "kafka.";
+
+    public static final ConfigOption<String> BOOTSTRAP_SERVERS =
+            stringOption("bootstrap.servers")
+                    .required()
+                    .description("Kafka bootstrap servers, host:port[,host:port...].")
+                    .build();
+    public static final ConfigOption<String> GROUP_ID =
+            stringOption("group.id")
+                    .defaultValue("cdclab-warehouse-sink")
+                    .description(
+                            "Consumer group; sink instances in one group share the partitions"
+                                    + " (needs a warehouse that takes concurrent writers).")
+                    .build();
+    public static final ConfigOption<String> TOPIC =
+            stringOption("net.changes.topic")
+                    .defaultValue("cdclab.net-changes")
+                    .description("Topic of net changes and interval markers.")
+                    .build();
+    public static final ConfigOption<String> WAREHOUSE_URL =
+            stringOption("warehouse.url")
+                    .defaultValue("jdbc:duckdb:warehouse.duckdb")
+                    .check(
+                            s -> s.startsWith("jdbc:duckdb:") || s.startsWith("jdbc:postgresql:"),
+                            "must be a jdbc:duckdb: or jdbc:postgresql: URL")
+                    .description("JDBC URL of the warehouse (DuckDB file or PostgreSQL database).")
+                    .build();
+    public static final ConfigOption<String> WAREHOUSE_USER =
+            stringOption("warehouse.user")
+                    .description("Warehouse user, for PostgreSQL warehouses.")
+                    .build();
+    public static final ConfigOption<String> WAREHOUSE_PASSWORD =
+            stringOption("warehouse.password")
+                    .secret()
+                    .description(
+                            "Warehouse password; prefer the CDCLAB_WAREHOUSE_PASSWORD environment"
+                                    + " variable.")
+                    .build();
+    public static final ConfigOption<Integer> MAX_POLL_RECORDS =
+            intOption("max.poll.records")
+                    .defaultValue(5000)
+                    .check(n -> n >= 1, "must be >= 1")
+                    .description("Records fetched per poll.")
+                    .build();
+    public static final ConfigOption<Duration> POLL_TIMEOUT =
+            durationOption("poll.timeout")
+                    .defaultValue(Duration.ofMillis(50))
+                    .check(d -> d.toMillis() >= 1, "must be >= 1ms")
+                    .description("How long one poll waits for records.")
+                    .build();
+
+    /** Every option, in documentation order. */
+    public static final List<ConfigOption<?>> OPTIONS =
+            List.of(
+                    BOOTSTRAP_SERVERS,
+                    GROUP_ID,
+                    TOPIC,
+                    WAREHOUSE_URL,
+                    WAREHOUSE_USER,
+                    WAREHOUSE_PASSWORD,
+                    MAX_POLL_RECORDS,
+                    POLL_TIMEOUT);
+
+    private final Configuration config;
+
+    public SinkConfig(Configuration config) {
+        this.config = config;
+    }
+
+    /** Builds and validates a configuration from raw key/value pairs. */
+    public static SinkConfig of(Map<String, String> raw) {
+        return new SinkConfig(builder().setAll(raw).build());
+    }
+
+    /** A builder over the sink's options (accepting {@code kafka.*} pass-through keys). */
+    public static Configuration.Builder builder() {
+        return Configuration.builder(OPTIONS).allowPrefix(KAFKA_PREFIX);
+    }
+
+    public <T> T get(ConfigOption<T> option) {
+        return config.get(option);
+    }
+
+    public Configuration raw() {
+        return config;
+    }
+
+    /** The password from config, else from {@code CDCLAB_WAREHOUSE_PASSWORD}. */
+    public String password() {
+        String p = config.get(WAREHOUSE_PASSWORD);
+        return p != null ? p : System.getenv("CDCLAB_WAREHOUSE_PASSWORD");
+    }
+
+    public Map<String, String> kafkaOverrides() {
+        return config.passthrough(KAFKA_PREFIX);
+    }
+}

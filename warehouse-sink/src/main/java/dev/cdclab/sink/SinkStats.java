@@ -1,0 +1,102 @@
+package dev.cdclab.sink;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/** Counters of one sink instance, readable from any thread. */
+public final class SinkStats {
+    private final LongAdder netChanges = new LongAdder();
+    private final LongAdder rawChanges = new LongAdder();
+    private final LongAdder rowsWritten = new LongAdder();
+    private final LongAdder batches = new LongAdder();
+    private final LongAdder malformed = new LongAdder();
+    private final AtomicLong appliedThroughMs = new AtomicLong(Long.MIN_VALUE);
+    private final AtomicLong held = new AtomicLong();
+    private final Map<String, Table> tables = new ConcurrentHashMap<>();
+
+    /** Per-table counts. */
+    public static final class Table {
+        private final LongAdder net = new LongAdder();
+        private final LongAdder raw = new LongAdder();
+
+        /** Net changes applied. */
+        public long net() {
+            return net.sum();
+        }
+
+        /** Raw source changes those net changes folded. */
+        public long raw() {
+            return raw.sum();
+        }
+    }
+
+    void applied(String table, int raw) {
+        netChanges.increment();
+        rawChanges.add(raw);
+        Table t = tables.computeIfAbsent(table, k -> new Table());
+        t.net.increment();
+        t.raw.add(raw);
+    }
+
+    void batch(long rows, long appliedThrough) {
+        batches.increment();
+        rowsWritten.add(rows);
+        appliedThroughMs.accumulateAndGet(appliedThrough, Math::max);
+    }
+
+    void advance(long appliedThrough) {
+        appliedThroughMs.accumulateAndGet(appliedThrough, Math::max);
+    }
+
+    void countMalformed() {
+        malformed.increment();
+    }
+
+    void setHeld(long n) {
+        held.set(n);
+    }
+
+    /** Net changes applied. */
+    public long netChanges() {
+        return netChanges.sum();
+    }
+
+    /** Raw changes folded into the applied net changes. */
+    public long rawChanges() {
+        return rawChanges.sum();
+    }
+
+    /** Warehouse rows inserted, updated or deleted. */
+    public long rowsWritten() {
+        return rowsWritten.sum();
+    }
+
+    /** Warehouse transactions committed. */
+    public long batches() {
+        return batches.sum();
+    }
+
+    /** Records of the net-changes topic that could not be read. */
+    public long malformed() {
+        return malformed.sum();
+    }
+
+    /**
+     * Source commit time through which the warehouse is complete: every transaction committed
+     * before it is applied. {@link Long#MIN_VALUE} until the first interval is applied.
+     */
+    public long appliedThroughMs() {
+        return appliedThroughMs.get();
+    }
+
+    /** Net changes read but waiting for their interval to close on every partition. */
+    public long held() {
+        return held.get();
+    }
+
+    public Map<String, Table> tables() {
+        return Map.copyOf(tables);
+    }
+}

@@ -1,0 +1,281 @@
+package dev.cdclab.sink;
+
+import dev.cdclab.change.IntervalMarker;
+import dev.cdclab.change.MalformedRecordException;
+import dev.cdclab.change.NetChange;
+import dev.cdclab.change.NetChangeCodec;
+import dev.cdclab.change.NetChangeRecord;
+import dev.cdclab.sink.gate.IntervalGate;
+import dev.cdclab.sink.latency.LatencyRecorder;
+import dev.cdclab.sink.warehouse.WarehouseWriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Consumes net changes and loads them into the warehouse: changes wait in an {@link IntervalGate}
+ * until their interval is closed everywhere, then each batch is applied in one warehouse
+ * transaction and only then are the Kafka offsets committed.
+ */
+public final class WarehouseSink implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(WarehouseSink.class);
+
+    private final SinkConfig config;
+    private final SinkStats stats = new SinkStats();
+    private final LatencyRecorder latency = new LatencyRecorder();
+    private final IntervalGate<TopicPartition> gate = new IntervalGate<>();
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private volatile boolean running;
+    private WarehouseWriter writer;
+    private KafkaConsumer<byte[], byte[]> consumer;
+    private Thread thread;
+    private long appliedThrough = Long.MIN_VALUE;
+
+    public WarehouseSink(SinkConfig config) {
+        this.config = config;
+    }
+
+    /**
+     * Opens the warehouse, checks the topic and starts consuming on a thread of its own.
+     *
+     * @throws IllegalStateException when the warehouse or Kafka is unreachable
+     */
+    public void start(Duration timeout) {
+        String url = config.get(SinkConfig.WAREHOUSE_URL);
+        try {
+            writer =
+                    new WarehouseWriter(
+                            url, config.get(SinkConfig.WAREHOUSE_USER), config.password());
+        } catch (SQLException e) {
+            throw new IllegalStateException(
+                    "cannot open warehouse " + url + ": " + firstLine(e.getMessage()), e);
+        }
+        consumer = new KafkaConsumer<>(consumerProperties());
+        String topic = config.get(SinkConfig.TOPIC);
+        List<PartitionInfo> parts;
+        try {
+            parts = consumer.partitionsFor(topic, timeout);
+        } catch (RuntimeException e) {
+            closeQuietly();
+            throw new IllegalStateException(
+                    "cannot reach Kafka at "
+                            + config.get(SinkConfig.BOOTSTRAP_SERVERS)
+                            + ": "
+                            + firstLine(e.getMessage()),
+                    e);
+        }
+        if (parts == null || parts.isEmpty()) {
+            closeQuietly();
+            throw new IllegalStateException(
+                    "topic " + topic + " does not exist; start the net-change app first");
+        }
+        consumer.subscribe(
+                List.of(topic),
+                new ConsumerRebalanceListener() {
+                    @Override
+                    public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
+                        gate.revoke(revoked);
+                    }
+
+                    @Override
+                    public void onPartitionsAssigned(Collection<TopicPartition> assigned) {
+                        gate.assign(assigned);
+                    }
+                });
+        running = true;
+        thread = new Thread(this::loop, "warehouse-sink");
+        thread.setDaemon(true);
+        thread.start();
+        LOG.info("Warehouse sink reading {} into {} ({})", topic, url, writer.dialectName());
+    }
+
+    private Properties consumerProperties() {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.get(SinkConfig.BOOTSTRAP_SERVERS));
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, config.get(SinkConfig.GROUP_ID));
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, config.get(SinkConfig.MAX_POLL_RECORDS));
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+                ByteArrayDeserializer.class.getName());
+        config.kafkaOverrides().forEach(p::put);
+        return p;
+    }
+
+    private void loop() {
+        Duration pollTimeout = config.get(SinkConfig.POLL_TIMEOUT);
+        try {
+            while (running) {
+                ConsumerRecords<byte[], byte[]> records = consumer.poll(pollTimeout);
+                for (ConsumerRecord<byte[], byte[]> r : records) {
+                    accept(r);
+                }
+                applyReady();
+            }
+        } catch (WakeupException e) {
+            // close() asked us to stop
+        } catch (Throwable t) {
+            failure.compareAndSet(null, t);
+            LOG.error("Warehouse sink stopped", t);
+        } finally {
+            try {
+                commitOffsets(true);
+            } catch (RuntimeException e) {
+                LOG.warn("Final offset commit failed: {}", e.getMessage());
+            }
+            running = false;
+            stopped.countDown();
+        }
+    }
+
+    private void accept(ConsumerRecord<byte[], byte[]> r) {
+        TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+        NetChangeRecord decoded;
+        try {
+            decoded = NetChangeCodec.decode(r.value());
+        } catch (MalformedRecordException e) {
+            stats.countMalformed();
+            LOG.error(
+                    "Skipping unreadable net-change record {}-{}@{}: {}",
+                    r.topic(),
+                    r.partition(),
+                    r.offset(),
+                    e.getMessage());
+            return;
+        }
+        if (decoded instanceof IntervalMarker m) {
+            gate.mark(tp, r.offset(), m);
+        } else {
+            gate.add(tp, r.offset(), (NetChange) decoded);
+        }
+    }
+
+    private void applyReady() throws SQLException {
+        long bound = gate.bound();
+        if (bound > appliedThrough) {
+            List<NetChange> ready = gate.release(bound);
+            if (ready.isEmpty()) {
+                stats.advance(bound);
+            } else {
+                WarehouseWriter.Applied applied = writer.apply(ready, bound);
+                for (NetChange c : ready) {
+                    latency.record(c, applied.committedAtMs());
+                    stats.applied(c.table(), c.rawChanges());
+                }
+                stats.batch(applied.rowsWritten(), bound);
+            }
+            appliedThrough = bound;
+            commitOffsets(false);
+        }
+        stats.setHeld(gate.held());
+    }
+
+    private void commitOffsets(boolean sync) {
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        gate.committableOffsets().forEach((tp, o) -> offsets.put(tp, new OffsetAndMetadata(o)));
+        if (offsets.isEmpty()) {
+            return;
+        }
+        if (sync) {
+            consumer.commitSync(offsets);
+        } else {
+            consumer.commitAsync(
+                    offsets,
+                    (o, e) -> {
+                        if (e != null) {
+                            LOG.warn("Offset commit failed (will retry): {}", e.getMessage());
+                        }
+                    });
+        }
+    }
+
+    public SinkStats stats() {
+        return stats;
+    }
+
+    public LatencyRecorder latency() {
+        return latency;
+    }
+
+    /** The error that stopped the sink, if any. */
+    public Optional<Throwable> failure() {
+        return Optional.ofNullable(failure.get());
+    }
+
+    /** True while the consuming thread runs. */
+    public boolean isRunning() {
+        return running;
+    }
+
+    /** A read connection to the warehouse, usable while the sink writes. */
+    public Connection openReader() throws SQLException {
+        return writer.openReader();
+    }
+
+    @Override
+    public void close() {
+        if (thread != null) {
+            running = false;
+            consumer.wakeup();
+            try {
+                stopped.await();
+                thread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            thread = null;
+        }
+        closeQuietly();
+    }
+
+    private void closeQuietly() {
+        if (consumer != null) {
+            try {
+                consumer.close(Duration.ofSeconds(5));
+            } catch (RuntimeException e) {
+                LOG.warn("Closing the consumer: {}", e.getMessage());
+            }
+            consumer = null;
+        }
+        if (writer != null) {
+            try {
+                writer.close();
+            } catch (SQLException e) {
+                LOG.warn("Closing the warehouse: {}", e.getMessage());
+            }
+            writer = null;
+        }
+    }
+
+    private static String firstLine(String s) {
+        if (s == null) {
+            return "unknown error";
+        }
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+}

@@ -1,0 +1,107 @@
+package dev.cdclab.sink.latency;
+
+import dev.cdclab.change.NetChange;
+import java.util.EnumMap;
+import java.util.Map;
+import org.HdrHistogram.ConcurrentHistogram;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * Commit-to-warehouse latency of every applied net change, overall and per stage, in milliseconds.
+ * Snapshot reads are counted apart: they have no source commit.
+ */
+public final class LatencyRecorder {
+    private static final long MAX_MS = 24L * 3600 * 1000;
+
+    /** The pipeline stages between source commit and warehouse commit. */
+    public enum Stage {
+        /** source commit to Debezium event. */
+        CAPTURE("source commit -> debezium event"),
+        /** Debezium event to Kafka append. */
+        KAFKA("debezium event -> kafka append"),
+        /** Kafka append to net change emitted (includes waiting for the interval to close). */
+        NET_CHANGE("kafka append -> net change emitted"),
+        /** net change emitted to warehouse commit. */
+        WAREHOUSE("net change emitted -> warehouse commit");
+
+        private final String label;
+
+        Stage(String label) {
+            this.label = label;
+        }
+
+        public String label() {
+            return label;
+        }
+    }
+
+    private final Histogram endToEnd = new ConcurrentHistogram(MAX_MS, 3);
+    private final Histogram generator = new ConcurrentHistogram(MAX_MS, 3);
+    private final Recorder recent = new Recorder(MAX_MS, 3);
+    private final Map<Stage, Histogram> stages = new EnumMap<>(Stage.class);
+    private volatile long snapshotChanges;
+
+    public LatencyRecorder() {
+        for (Stage s : Stage.values()) {
+            stages.put(s, new ConcurrentHistogram(MAX_MS, 3));
+        }
+    }
+
+    /** Records one change applied at {@code warehouseCommitMs}. */
+    public void record(NetChange c, long warehouseCommitMs) {
+        if (c.snapshot()) {
+            snapshotChanges++;
+            return;
+        }
+        long e2e = clamp(warehouseCommitMs - c.stages().sourceCommitMs());
+        endToEnd.recordValue(e2e);
+        recent.recordValue(e2e);
+        stages.get(Stage.CAPTURE)
+                .recordValue(clamp(c.stages().capturedMs() - c.stages().sourceCommitMs()));
+        stages.get(Stage.KAFKA)
+                .recordValue(clamp(c.stages().kafkaAppendMs() - c.stages().capturedMs()));
+        stages.get(Stage.NET_CHANGE)
+                .recordValue(clamp(c.stages().emittedMs() - c.stages().kafkaAppendMs()));
+        stages.get(Stage.WAREHOUSE).recordValue(clamp(warehouseCommitMs - c.stages().emittedMs()));
+        if (c.generatorCommitMicros() != null) {
+            generator.recordValue(clamp(warehouseCommitMs - c.generatorCommitMicros() / 1000));
+        }
+    }
+
+    private static long clamp(long ms) {
+        return Math.max(0, Math.min(ms, MAX_MS));
+    }
+
+    /** Source commit to warehouse commit, all streamed changes so far. */
+    public Histogram endToEnd() {
+        return endToEnd.copy();
+    }
+
+    /** Generator's commit timestamp to warehouse commit (generated load only). */
+    public Histogram fromGenerator() {
+        return generator.copy();
+    }
+
+    /** Per-stage split. */
+    public Map<Stage, Histogram> stages() {
+        Map<Stage, Histogram> out = new EnumMap<>(Stage.class);
+        stages.forEach((k, v) -> out.put(k, v.copy()));
+        return out;
+    }
+
+    /** End-to-end latencies recorded since the previous call (single reader). */
+    public Histogram sinceLastCall() {
+        return recent.getIntervalHistogram();
+    }
+
+    /** Changes applied that came from the initial snapshot (no latency recorded). */
+    public long snapshotChanges() {
+        return snapshotChanges;
+    }
+
+    /** Every applied change is either timed or a snapshot read. */
+    public long recorded() {
+        return endToEnd.getTotalCount() + snapshotChanges;
+    }
+}

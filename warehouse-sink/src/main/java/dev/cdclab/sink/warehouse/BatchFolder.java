@@ -1,0 +1,88 @@
+package dev.cdclab.sink.warehouse;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cdclab.change.NetChange;
+import dev.cdclab.change.NetChangeMode;
+import dev.cdclab.change.NetOperation;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reduces the net changes of several intervals applied in one warehouse transaction to one change
+ * per key (the newest), or, for unfolded changes ({@link NetChangeMode#OFF}), splits them into
+ * generations that each hold at most one change per key and are applied in order.
+ */
+public final class BatchFolder {
+    private BatchFolder() {}
+
+    /** Generations to apply in order; each has at most one change per table and key. */
+    public static List<List<NetChange>> generations(List<NetChange> batch) {
+        Map<String, NetChange> newest = new LinkedHashMap<>();
+        List<List<NetChange>> unfolded = new ArrayList<>();
+        Map<String, Integer> depth = new LinkedHashMap<>();
+        for (NetChange c : batch) {
+            String k = c.tableKey();
+            if (c.mode() == NetChangeMode.OFF) {
+                int g = depth.merge(k, 1, Integer::sum) - 1;
+                while (unfolded.size() <= g) {
+                    unfolded.add(new ArrayList<>());
+                }
+                unfolded.get(g).add(c);
+                continue;
+            }
+            NetChange prev = newest.get(k);
+            if (prev == null) {
+                newest.put(k, c);
+            } else if (c.lastLsn() > prev.lastLsn()) {
+                newest.put(k, carryUnchanged(prev, c));
+            }
+        }
+        List<List<NetChange>> out = new ArrayList<>();
+        if (!newest.isEmpty()) {
+            out.add(new ArrayList<>(newest.values()));
+        }
+        out.addAll(unfolded);
+        return out;
+    }
+
+    /**
+     * Fills the newer change's unchanged columns from the older change's image, when it has them.
+     */
+    static NetChange carryUnchanged(NetChange older, NetChange newer) {
+        if (newer.unchanged().isEmpty()
+                || older.op() == NetOperation.DELETE
+                || older.after() == null
+                || newer.after() == null) {
+            return newer;
+        }
+        ObjectNode image = newer.after().deepCopy();
+        List<String> still = new ArrayList<>();
+        for (String col : newer.unchanged()) {
+            if (older.after().has(col) && !older.unchanged().contains(col)) {
+                image.set(col, older.after().get(col));
+            } else {
+                still.add(col);
+            }
+        }
+        return new NetChange(
+                newer.table(),
+                newer.op(),
+                newer.key(),
+                image,
+                List.copyOf(still),
+                newer.columns(),
+                newer.intervalStartMs(),
+                newer.intervalEndMs(),
+                older.firstLsn(),
+                newer.lastLsn(),
+                newer.txId(),
+                newer.commitMs(),
+                newer.rawChanges(),
+                newer.snapshot(),
+                newer.mode(),
+                newer.stages(),
+                newer.generatorCommitMicros());
+    }
+}

@@ -1,0 +1,199 @@
+package dev.cdclab.sink.warehouse;
+
+import static dev.cdclab.sink.warehouse.MergeSql.qualified;
+import static dev.cdclab.sink.warehouse.MergeSql.quote;
+
+import dev.cdclab.change.ColumnSpec;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.duckdb.DuckDBAppender;
+import org.duckdb.DuckDBConnection;
+
+/**
+ * DuckDB warehouse: rows go into a temporary staging table through DuckDB's appender, then one
+ * MERGE per table applies them set-based.
+ */
+public final class DuckDbDialect implements WarehouseDialect {
+    private final Map<String, String> stages = new HashMap<>();
+    private final Map<String, String> merges = new HashMap<>();
+
+    @Override
+    public String name() {
+        return "duckdb";
+    }
+
+    @Override
+    public Connection connect(String url, String user, String password) throws SQLException {
+        Connection c = DriverManager.getConnection(url);
+        c.setAutoCommit(false);
+        return c;
+    }
+
+    @Override
+    public String sqlType(ColumnKind kind, ColumnSpec c) {
+        return switch (kind) {
+            case INT16 -> "SMALLINT";
+            case INT32 -> "INTEGER";
+            case INT64, INTERVAL_MICROS -> "BIGINT";
+            case FLOAT32 -> "FLOAT";
+            case FLOAT64 -> "DOUBLE";
+            case DECIMAL -> "DECIMAL(" + c.length() + "," + c.scale() + ")";
+            case BOOLEAN -> "BOOLEAN";
+            case DATE -> "DATE";
+            case TIMESTAMP -> "TIMESTAMP";
+            case TIMESTAMPTZ -> "TIMESTAMPTZ";
+            case TIME -> "TIME";
+            case BYTES -> "BLOB";
+            case UUID -> "UUID";
+            case NUMERIC_TEXT, TEXT, JSON -> "VARCHAR";
+        };
+    }
+
+    private String cast(String expr, ColumnKind kind, ColumnSpec c) {
+        return switch (kind) {
+            case TEXT, NUMERIC_TEXT, JSON -> expr;
+            case BYTES -> "unhex(" + expr + ")";
+            default -> "CAST(" + expr + " AS " + sqlType(kind, c) + ")";
+        };
+    }
+
+    @Override
+    public void createMetadataTables(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE SCHEMA IF NOT EXISTS cdc_lab");
+            s.execute(
+                    "CREATE TABLE IF NOT EXISTS cdc_lab.tombstones (table_name VARCHAR, key"
+                            + " VARCHAR, lsn BIGINT)");
+            s.execute(
+                    "CREATE TABLE IF NOT EXISTS cdc_lab.progress (id INTEGER, applied_through_ms"
+                            + " BIGINT, committed_at_ms BIGINT)");
+        }
+    }
+
+    @Override
+    public Map<String, String> existingColumns(Connection c, TableName t) throws SQLException {
+        Map<String, String> cols = new LinkedHashMap<>();
+        try (PreparedStatement ps =
+                c.prepareStatement(
+                        "SELECT column_name, data_type FROM information_schema.columns WHERE"
+                                + " table_schema = ? AND table_name = ? ORDER BY ordinal_position")) {
+            ps.setString(1, t.schema());
+            ps.setString(2, t.table());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    cols.put(rs.getString(1), rs.getString(2));
+                }
+            }
+        }
+        return cols;
+    }
+
+    @Override
+    public void createTable(Connection c, TableName t, List<ColumnSpec> columns)
+            throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE SCHEMA IF NOT EXISTS " + quote(t.schema()));
+            s.execute(
+                    "CREATE TABLE IF NOT EXISTS "
+                            + qualified(t)
+                            + " ("
+                            + MergeSql.columnDefinitions(columns, this::sqlType)
+                            + ")");
+        }
+    }
+
+    @Override
+    public void addColumn(Connection c, TableName t, ColumnSpec col) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute(
+                    "ALTER TABLE "
+                            + qualified(t)
+                            + " ADD COLUMN IF NOT EXISTS "
+                            + quote(col.name())
+                            + " "
+                            + sqlType(ColumnKind.of(col), col));
+        }
+    }
+
+    @Override
+    public long merge(Connection c, TableName t, List<ColumnSpec> columns, List<StagedRow> rows)
+            throws SQLException {
+        String signature =
+                t
+                        + "|"
+                        + columns.stream()
+                                .map(
+                                        col ->
+                                                col.name()
+                                                        + (col.key() ? "*" : "")
+                                                        + ":"
+                                                        + ColumnKind.of(col))
+                                .collect(Collectors.joining(","));
+        String stage = stages.get(signature);
+        try (Statement s = c.createStatement()) {
+            if (stage == null) {
+                stage = "cdc_stage_" + stages.size();
+                s.execute(
+                        "CREATE OR REPLACE TEMP TABLE "
+                                + stage
+                                + " (_op VARCHAR, _lsn BIGINT, _commit_ms BIGINT, _key VARCHAR,"
+                                + " _unchanged VARCHAR, "
+                                + columns.stream()
+                                        .map(col -> quote(col.name()) + " VARCHAR")
+                                        .collect(Collectors.joining(", "))
+                                + ")");
+                stages.put(signature, stage);
+                merges.put(signature, MergeSql.merge(t, stage, columns, this::cast));
+            } else {
+                s.execute("DELETE FROM " + stage);
+            }
+            DuckDBConnection duck = c.unwrap(DuckDBConnection.class);
+            try (DuckDBAppender ap = duck.createAppender("temp", "main", stage)) {
+                for (StagedRow r : rows) {
+                    ap.beginRow();
+                    ap.append(r.delete() ? "d" : "u");
+                    ap.append(r.lsn());
+                    ap.append(r.commitMs());
+                    ap.append(r.key());
+                    ap.append(r.unchanged());
+                    for (String v : r.values()) {
+                        if (v == null) {
+                            ap.appendNull();
+                        } else {
+                            ap.append(v);
+                        }
+                    }
+                    ap.endRow();
+                }
+            }
+            long written = s.executeUpdate(merges.get(signature));
+            if (rows.stream().anyMatch(StagedRow::delete)) {
+                s.executeUpdate(MergeSql.tombstones(t, stage));
+            }
+            return written;
+        }
+    }
+
+    @Override
+    public void saveProgress(Connection c, long appliedThroughMs, long committedAtMs)
+            throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.executeUpdate("DELETE FROM cdc_lab.progress");
+            s.executeUpdate(
+                    "INSERT INTO cdc_lab.progress VALUES (1, "
+                            + appliedThroughMs
+                            + ", "
+                            + committedAtMs
+                            + ")");
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package dev.cdclab.sink.warehouse;
+
+import dev.cdclab.change.ColumnSpec;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/** SQL text shared by the dialects: quoting and the log-position-guarded MERGE. */
+final class MergeSql {
+    /** Columns every staging table starts with. */
+    static final String STAGE_PREFIX_COLUMNS = "_op, _lsn, _commit_ms, _key, _unchanged";
+
+    private MergeSql() {}
+
+    static String quote(String identifier) {
+        return "\"" + identifier.replace("\"", "\"\"") + "\"";
+    }
+
+    static String qualified(TableName t) {
+        return quote(t.schema()) + "." + quote(t.table());
+    }
+
+    static String literal(String s) {
+        return "'" + s.replace("'", "''") + "'";
+    }
+
+    /** A cast function: staged text expression to the column's type. */
+    interface Caster {
+        String cast(String expr, ColumnKind kind, ColumnSpec column);
+    }
+
+    /**
+     * MERGE of a staging table into the target: newer changes win, deletes remove rows, inserts of
+     * keys deleted at a newer position (tombstones) are skipped, unchanged columns keep their
+     * value.
+     */
+    static String merge(TableName target, String stage, List<ColumnSpec> columns, Caster caster) {
+        List<ColumnSpec> keys = columns.stream().filter(ColumnSpec::key).toList();
+        String on =
+                keys.stream()
+                        .map(
+                                k ->
+                                        "t."
+                                                + quote(k.name())
+                                                + " = "
+                                                + caster.cast(
+                                                        "s." + quote(k.name()),
+                                                        ColumnKind.of(k),
+                                                        k))
+                        .collect(Collectors.joining(" AND "));
+        String set =
+                columns.stream()
+                                .filter(c -> !c.key())
+                                .map(
+                                        c -> {
+                                            String q = quote(c.name());
+                                            String v = caster.cast("s." + q, ColumnKind.of(c), c);
+                                            return q
+                                                    + " = CASE WHEN s._unchanged LIKE "
+                                                    + literal("%|" + c.name() + "|%")
+                                                    + " THEN t."
+                                                    + q
+                                                    + " ELSE "
+                                                    + v
+                                                    + " END";
+                                        })
+                                .collect(Collectors.joining(", "))
+                        + (columns.stream().anyMatch(c -> !c.key()) ? ", " : "")
+                        + "_cdc_lsn = s._lsn, _cdc_commit_ms = s._commit_ms";
+        String insertCols =
+                columns.stream().map(c -> quote(c.name())).collect(Collectors.joining(", "))
+                        + ", _cdc_lsn, _cdc_commit_ms";
+        String insertVals =
+                columns.stream()
+                                .map(c -> caster.cast("s." + quote(c.name()), ColumnKind.of(c), c))
+                                .collect(Collectors.joining(", "))
+                        + ", s._lsn, s._commit_ms";
+        return "MERGE INTO "
+                + qualified(target)
+                + " AS t USING (SELECT s.*, tb.lsn AS _tomb FROM "
+                + stage
+                + " s LEFT JOIN cdc_lab.tombstones tb ON tb.table_name = "
+                + literal(target.toString())
+                + " AND tb.key = s._key) AS s ON "
+                + on
+                + " WHEN MATCHED AND s._lsn > t._cdc_lsn AND s._op = 'd' THEN DELETE"
+                + " WHEN MATCHED AND s._lsn > t._cdc_lsn THEN UPDATE SET "
+                + set
+                + " WHEN NOT MATCHED AND s._op <> 'd' AND s._lsn > COALESCE(s._tomb, -1) THEN"
+                + " INSERT ("
+                + insertCols
+                + ") VALUES ("
+                + insertVals
+                + ")";
+    }
+
+    /** Records the newest delete position per key, so stale replays cannot resurrect rows. */
+    static String tombstones(TableName target, String stage) {
+        return "MERGE INTO cdc_lab.tombstones AS t USING (SELECT _key, _lsn FROM "
+                + stage
+                + " WHERE _op = 'd') AS s ON t.table_name = "
+                + literal(target.toString())
+                + " AND t.key = s._key"
+                + " WHEN MATCHED AND s._lsn > t.lsn THEN UPDATE SET lsn = s._lsn"
+                + " WHEN NOT MATCHED THEN INSERT (table_name, key, lsn) VALUES ("
+                + literal(target.toString())
+                + ", s._key, s._lsn)";
+    }
+
+    /** Column list of a create-table statement, with the bookkeeping columns. */
+    static String columnDefinitions(List<ColumnSpec> columns, TypeNamer types) {
+        return columns.stream()
+                        .map(c -> quote(c.name()) + " " + types.type(ColumnKind.of(c), c))
+                        .collect(Collectors.joining(", "))
+                + ", _cdc_lsn BIGINT, _cdc_commit_ms BIGINT";
+    }
+
+    /** Maps a column to its warehouse type. */
+    interface TypeNamer {
+        String type(ColumnKind kind, ColumnSpec column);
+    }
+}

@@ -1,0 +1,236 @@
+package dev.cdclab.sink.warehouse;
+
+import static dev.cdclab.sink.warehouse.MergeSql.qualified;
+import static dev.cdclab.sink.warehouse.MergeSql.quote;
+
+import dev.cdclab.change.ColumnSpec;
+import java.io.IOException;
+import java.io.StringReader;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.stream.Collectors;
+import org.postgresql.PGConnection;
+
+/**
+ * PostgreSQL (15+) warehouse: rows are staged with COPY into a temporary table, then merged with
+ * MERGE. Unlike DuckDB it takes several concurrent sink instances.
+ */
+public final class PostgresWarehouseDialect implements WarehouseDialect {
+    private final Map<String, String> stages = new HashMap<>();
+    private final Map<String, String> merges = new HashMap<>();
+
+    @Override
+    public String name() {
+        return "postgresql";
+    }
+
+    @Override
+    public Connection connect(String url, String user, String password) throws SQLException {
+        Properties p = new Properties();
+        if (user != null) {
+            p.setProperty("user", user);
+        }
+        if (password != null) {
+            p.setProperty("password", password);
+        }
+        Connection c = DriverManager.getConnection(url, p);
+        c.setAutoCommit(false);
+        return c;
+    }
+
+    @Override
+    public String sqlType(ColumnKind kind, ColumnSpec c) {
+        return switch (kind) {
+            case INT16 -> "SMALLINT";
+            case INT32 -> "INTEGER";
+            case INT64, INTERVAL_MICROS -> "BIGINT";
+            case FLOAT32 -> "REAL";
+            case FLOAT64 -> "DOUBLE PRECISION";
+            case DECIMAL -> "NUMERIC(" + c.length() + "," + c.scale() + ")";
+            case BOOLEAN -> "BOOLEAN";
+            case DATE -> "DATE";
+            case TIMESTAMP -> "TIMESTAMP";
+            case TIMESTAMPTZ -> "TIMESTAMPTZ";
+            case TIME -> "TIME";
+            case BYTES -> "BYTEA";
+            case UUID -> "UUID";
+            case NUMERIC_TEXT, TEXT, JSON -> "TEXT";
+        };
+    }
+
+    private String cast(String expr, ColumnKind kind, ColumnSpec c) {
+        return switch (kind) {
+            case TEXT, NUMERIC_TEXT, JSON -> expr;
+            case BYTES -> "decode(" + expr + ", 'hex')";
+            default -> "CAST(" + expr + " AS " + sqlType(kind, c) + ")";
+        };
+    }
+
+    @Override
+    public void createMetadataTables(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE SCHEMA IF NOT EXISTS cdc_lab");
+            s.execute(
+                    "CREATE TABLE IF NOT EXISTS cdc_lab.tombstones (table_name TEXT, key TEXT, lsn"
+                            + " BIGINT, PRIMARY KEY (table_name, key))");
+            s.execute(
+                    "CREATE TABLE IF NOT EXISTS cdc_lab.progress (id INTEGER PRIMARY KEY,"
+                            + " applied_through_ms BIGINT, committed_at_ms BIGINT)");
+        }
+        c.commit();
+    }
+
+    @Override
+    public Map<String, String> existingColumns(Connection c, TableName t) throws SQLException {
+        Map<String, String> cols = new LinkedHashMap<>();
+        try (PreparedStatement ps =
+                c.prepareStatement(
+                        "SELECT column_name, data_type FROM information_schema.columns WHERE"
+                                + " table_schema = ? AND table_name = ? ORDER BY ordinal_position")) {
+            ps.setString(1, t.schema());
+            ps.setString(2, t.table());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    cols.put(rs.getString(1), rs.getString(2));
+                }
+            }
+        }
+        return cols;
+    }
+
+    @Override
+    public void createTable(Connection c, TableName t, List<ColumnSpec> columns)
+            throws SQLException {
+        String pk =
+                columns.stream()
+                        .filter(ColumnSpec::key)
+                        .map(col -> quote(col.name()))
+                        .collect(Collectors.joining(", "));
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE SCHEMA IF NOT EXISTS " + quote(t.schema()));
+            s.execute(
+                    "CREATE TABLE IF NOT EXISTS "
+                            + qualified(t)
+                            + " ("
+                            + MergeSql.columnDefinitions(columns, this::sqlType)
+                            + (pk.isEmpty() ? "" : ", PRIMARY KEY (" + pk + ")")
+                            + ")");
+        }
+    }
+
+    @Override
+    public void addColumn(Connection c, TableName t, ColumnSpec col) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute(
+                    "ALTER TABLE "
+                            + qualified(t)
+                            + " ADD COLUMN IF NOT EXISTS "
+                            + quote(col.name())
+                            + " "
+                            + sqlType(ColumnKind.of(col), col));
+        }
+    }
+
+    @Override
+    public long merge(Connection c, TableName t, List<ColumnSpec> columns, List<StagedRow> rows)
+            throws SQLException {
+        String signature =
+                t
+                        + "|"
+                        + columns.stream()
+                                .map(
+                                        col ->
+                                                col.name()
+                                                        + (col.key() ? "*" : "")
+                                                        + ":"
+                                                        + ColumnKind.of(col))
+                                .collect(Collectors.joining(","));
+        String stage = stages.get(signature);
+        try (Statement s = c.createStatement()) {
+            if (stage == null) {
+                stage = "cdc_stage_" + stages.size();
+                s.execute(
+                        "CREATE TEMP TABLE IF NOT EXISTS "
+                                + stage
+                                + " (_op TEXT, _lsn BIGINT, _commit_ms BIGINT, _key TEXT,"
+                                + " _unchanged TEXT, "
+                                + columns.stream()
+                                        .map(col -> quote(col.name()) + " TEXT")
+                                        .collect(Collectors.joining(", "))
+                                + ") ON COMMIT DELETE ROWS");
+                stages.put(signature, stage);
+                merges.put(signature, MergeSql.merge(t, stage, columns, this::cast));
+            }
+            StringBuilder csv = new StringBuilder(rows.size() * 128);
+            for (StagedRow r : rows) {
+                csv.append(r.delete() ? 'd' : 'u')
+                        .append(',')
+                        .append(r.lsn())
+                        .append(',')
+                        .append(r.commitMs())
+                        .append(',');
+                quoteCsv(csv, r.key());
+                csv.append(',');
+                quoteCsv(csv, r.unchanged());
+                for (String v : r.values()) {
+                    csv.append(',');
+                    if (v != null) {
+                        quoteCsv(csv, v);
+                    }
+                }
+                csv.append('\n');
+            }
+            try {
+                c.unwrap(PGConnection.class)
+                        .getCopyAPI()
+                        .copyIn(
+                                "COPY " + stage + " FROM STDIN WITH (FORMAT csv)",
+                                new StringReader(csv.toString()));
+            } catch (IOException e) {
+                throw new SQLException("COPY into " + stage + " failed", e);
+            }
+            long written = s.executeUpdate(merges.get(signature));
+            if (rows.stream().anyMatch(StagedRow::delete)) {
+                s.executeUpdate(MergeSql.tombstones(t, stage));
+            }
+            s.execute("TRUNCATE " + stage);
+            return written;
+        }
+    }
+
+    private static void quoteCsv(StringBuilder sb, String v) {
+        sb.append('"');
+        for (int i = 0; i < v.length(); i++) {
+            char ch = v.charAt(i);
+            if (ch == '"') {
+                sb.append('"');
+            }
+            sb.append(ch);
+        }
+        sb.append('"');
+    }
+
+    @Override
+    public void saveProgress(Connection c, long appliedThroughMs, long committedAtMs)
+            throws SQLException {
+        try (PreparedStatement ps =
+                c.prepareStatement(
+                        "INSERT INTO cdc_lab.progress VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE"
+                                + " SET applied_through_ms = GREATEST(cdc_lab.progress"
+                                + ".applied_through_ms, EXCLUDED.applied_through_ms),"
+                                + " committed_at_ms = EXCLUDED.committed_at_ms")) {
+            ps.setLong(1, appliedThroughMs);
+            ps.setLong(2, committedAtMs);
+            ps.executeUpdate();
+        }
+    }
+}

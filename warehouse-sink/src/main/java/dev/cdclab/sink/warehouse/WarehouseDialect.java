@@ -1,0 +1,59 @@
+package dev.cdclab.sink.warehouse;
+
+import dev.cdclab.change.ColumnSpec;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Everything that differs between warehouses, behind one interface (after kafka-connect-jdbc's
+ * dialects): types, DDL, staging and the set-based merge.
+ */
+public interface WarehouseDialect {
+
+    /** A short name for reports, e.g. {@code duckdb}. */
+    String name();
+
+    /** Opens a connection with auto-commit off. */
+    Connection connect(String url, String user, String password) throws SQLException;
+
+    /** The warehouse type for a column. */
+    String sqlType(ColumnKind kind, ColumnSpec column);
+
+    /** Creates the {@code cdc_lab} schema with its tombstone and progress tables. */
+    void createMetadataTables(Connection c) throws SQLException;
+
+    /** Column name to type of an existing table; empty when the table does not exist. */
+    Map<String, String> existingColumns(Connection c, TableName table) throws SQLException;
+
+    /**
+     * Creates a table for the columns plus the {@code _cdc_lsn} and {@code _cdc_commit_ms} columns.
+     */
+    void createTable(Connection c, TableName table, List<ColumnSpec> columns) throws SQLException;
+
+    /** Adds a column that appeared at the source. */
+    void addColumn(Connection c, TableName table, ColumnSpec column) throws SQLException;
+
+    /**
+     * Stages the rows and merges them into the table in the current transaction: deletes remove the
+     * row, other rows are upserted, and a row is only touched when its log position is newer than
+     * the stored one (or than the key's tombstone). Returns how many warehouse rows were written.
+     */
+    long merge(Connection c, TableName table, List<ColumnSpec> columns, List<StagedRow> rows)
+            throws SQLException;
+
+    /** Records how far the warehouse is complete, in the current transaction. */
+    void saveProgress(Connection c, long appliedThroughMs, long committedAtMs) throws SQLException;
+
+    /** Picks the dialect for a JDBC URL. */
+    static WarehouseDialect forUrl(String url) {
+        if (url.startsWith("jdbc:duckdb:")) {
+            return new DuckDbDialect();
+        }
+        if (url.startsWith("jdbc:postgresql:")) {
+            return new PostgresWarehouseDialect();
+        }
+        throw new IllegalArgumentException("no warehouse dialect for " + url);
+    }
+}

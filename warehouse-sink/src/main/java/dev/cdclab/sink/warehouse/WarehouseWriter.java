@@ -1,0 +1,167 @@
+package dev.cdclab.sink.warehouse;
+
+import dev.cdclab.change.ColumnSpec;
+import dev.cdclab.change.NetChange;
+import dev.cdclab.change.NetOperation;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.duckdb.DuckDBConnection;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies batches of net changes to the warehouse, one database transaction per batch, creating and
+ * widening tables as source schemas appear and grow.
+ */
+public final class WarehouseWriter implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(WarehouseWriter.class);
+
+    private final String url;
+    private final String user;
+    private final String password;
+    private final WarehouseDialect dialect;
+    private final Connection connection;
+    private final Map<TableName, Map<String, String>> knownColumns = new HashMap<>();
+
+    /**
+     * Opens the warehouse.
+     *
+     * @throws SQLException when it cannot be opened (for DuckDB: another process holds the file)
+     */
+    public WarehouseWriter(String url, String user, String password) throws SQLException {
+        this.url = url;
+        this.user = user;
+        this.password = password;
+        this.dialect = WarehouseDialect.forUrl(url);
+        this.connection = dialect.connect(url, user, password);
+        dialect.createMetadataTables(connection);
+        connection.commit();
+    }
+
+    public String dialectName() {
+        return dialect.name();
+    }
+
+    /** Outcome of one applied batch. */
+    public record Applied(long rowsWritten, long committedAtMs) {}
+
+    /**
+     * Applies the batch and records {@code appliedThroughMs} in one transaction.
+     *
+     * @throws SQLException after rolling back
+     */
+    public Applied apply(List<NetChange> batch, long appliedThroughMs) throws SQLException {
+        long written = 0;
+        try {
+            for (List<NetChange> generation : BatchFolder.generations(batch)) {
+                Map<String, List<NetChange>> byTable = new LinkedHashMap<>();
+                for (NetChange c : generation) {
+                    byTable.computeIfAbsent(c.table(), t -> new ArrayList<>()).add(c);
+                }
+                for (Map.Entry<String, List<NetChange>> e : byTable.entrySet()) {
+                    written += applyTable(TableName.of(e.getKey()), e.getValue());
+                }
+            }
+            dialect.saveProgress(connection, appliedThroughMs, System.currentTimeMillis());
+            connection.commit();
+        } catch (SQLException | RuntimeException e) {
+            try {
+                connection.rollback();
+            } catch (SQLException re) {
+                e.addSuppressed(re);
+            }
+            // a failed statement may leave DDL caches stale
+            knownColumns.clear();
+            throw e;
+        }
+        return new Applied(written, System.currentTimeMillis());
+    }
+
+    private long applyTable(TableName table, List<NetChange> changes) throws SQLException {
+        Map<List<ColumnSpec>, List<NetChange>> bySchema = new LinkedHashMap<>();
+        for (NetChange c : changes) {
+            bySchema.computeIfAbsent(c.columns(), k -> new ArrayList<>()).add(c);
+        }
+        long written = 0;
+        for (Map.Entry<List<ColumnSpec>, List<NetChange>> e : bySchema.entrySet()) {
+            List<ColumnSpec> columns = e.getKey();
+            if (columns.stream().noneMatch(ColumnSpec::key)) {
+                throw new SQLException("table " + table + " has no key columns; cannot merge");
+            }
+            ensureTable(table, columns);
+            List<StagedRow> rows = new ArrayList<>(e.getValue().size());
+            for (NetChange c : e.getValue()) {
+                rows.add(stage(c, columns));
+            }
+            written += dialect.merge(connection, table, columns, rows);
+        }
+        return written;
+    }
+
+    private static StagedRow stage(NetChange c, List<ColumnSpec> columns) {
+        String[] values = new String[columns.size()];
+        boolean delete = c.op() == NetOperation.DELETE;
+        for (int i = 0; i < values.length; i++) {
+            ColumnSpec col = columns.get(i);
+            var source = delete || c.after() == null ? c.key() : c.after();
+            values[i] = ValueText.of(col, ColumnKind.of(col), source.get(col.name()));
+        }
+        StringBuilder unchanged = new StringBuilder("|");
+        for (String u : c.unchanged()) {
+            unchanged.append(u).append('|');
+        }
+        return new StagedRow(
+                delete,
+                c.lastLsn(),
+                c.commitMs(),
+                c.key().toString(),
+                unchanged.toString(),
+                values);
+    }
+
+    private void ensureTable(TableName table, List<ColumnSpec> columns) throws SQLException {
+        Map<String, String> existing = knownColumns.get(table);
+        if (existing == null) {
+            existing = dialect.existingColumns(connection, table);
+            if (existing.isEmpty()) {
+                dialect.createTable(connection, table, columns);
+                LOG.info("Created warehouse table {}", table);
+                existing = dialect.existingColumns(connection, table);
+            }
+            knownColumns.put(table, existing);
+        }
+        for (ColumnSpec col : columns) {
+            if (!existing.containsKey(col.name())) {
+                dialect.addColumn(connection, table, col);
+                existing.put(col.name(), dialect.sqlType(ColumnKind.of(col), col));
+                LOG.info("Added column {} to warehouse table {}", col.name(), table);
+            }
+        }
+    }
+
+    /**
+     * A second connection for reading while the writer keeps writing (same DuckDB instance; the
+     * file admits one process only).
+     */
+    public Connection openReader() throws SQLException {
+        if (connection.isWrapperFor(DuckDBConnection.class)) {
+            Connection c = connection.unwrap(DuckDBConnection.class).duplicate();
+            c.setAutoCommit(true);
+            return c;
+        }
+        return user == null
+                ? DriverManager.getConnection(url)
+                : DriverManager.getConnection(url, user, password);
+    }
+
+    @Override
+    public void close() throws SQLException {
+        connection.close();
+    }
+}
