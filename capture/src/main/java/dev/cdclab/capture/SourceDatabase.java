@@ -63,11 +63,12 @@ public final class SourceDatabase {
     }
 
     /**
-     * Checks logical decoding is on and creates the heartbeat table.
+     * Checks logical decoding is on and creates the heartbeat table with one row per partition of
+     * the changes topic.
      *
      * @throws IllegalStateException naming what is missing
      */
-    public void prepare() {
+    public void prepare(String topicPrefix, int partitions) {
         try (Connection c = connect();
                 Statement s = c.createStatement()) {
             String wal = setting(s, "wal_level");
@@ -82,9 +83,23 @@ public final class SourceDatabase {
                     "CREATE TABLE IF NOT EXISTS "
                             + DebeziumConnectorConfig.HEARTBEAT_TABLE
                             + " (id INT PRIMARY KEY, ts TIMESTAMPTZ NOT NULL)");
+            s.execute("DELETE FROM " + DebeziumConnectorConfig.HEARTBEAT_TABLE);
+            for (int id : HeartbeatRows.idsFor(topicPrefix, partitions)) {
+                s.execute(
+                        "INSERT INTO "
+                                + DebeziumConnectorConfig.HEARTBEAT_TABLE
+                                + " (id, ts) VALUES ("
+                                + id
+                                + ", now())");
+            }
         } catch (SQLException e) {
             throw new IllegalStateException("cannot prepare source: " + e.getMessage(), e);
         }
+    }
+
+    /** Prepares for a connector configured by {@code c}. */
+    public void prepare(CaptureConfig c) {
+        prepare(c.get(CaptureConfig.TOPIC_PREFIX), c.get(CaptureConfig.PARTITIONS));
     }
 
     /** Current values of {@link #REPORTED_SETTINGS}. */
@@ -129,15 +144,19 @@ public final class SourceDatabase {
      */
     public void awaitStreaming(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
+        String sql = "SELECT max(ts) FROM " + DebeziumConnectorConfig.HEARTBEAT_TABLE;
         try (Connection c = connect();
-                PreparedStatement ps =
-                        c.prepareStatement(
-                                "SELECT count(*) FROM "
-                                        + DebeziumConnectorConfig.HEARTBEAT_TABLE)) {
+                PreparedStatement ps = c.prepareStatement(sql)) {
+            Object initial;
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                initial = rs.getObject(1);
+            }
             while (System.nanoTime() < deadline) {
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
-                    if (rs.getLong(1) > 0) {
+                    Object now = rs.getObject(1);
+                    if (now != null && !now.equals(initial)) {
                         return;
                     }
                 }

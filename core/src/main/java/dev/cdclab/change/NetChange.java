@@ -13,7 +13,7 @@ import java.util.List;
  * @param after final row image; null for a delete
  * @param unchanged columns whose value the source did not send (unchanged TOASTed values); the
  *     warehouse keeps what it has
- * @param columns the table's columns as the source declares them
+ * @param schema the table's columns as the source declares them, with their id
  * @param intervalStartMs start of the interval (inclusive), source commit time
  * @param intervalEndMs end of the interval (exclusive), source commit time
  * @param firstLsn source log position of the first raw change folded
@@ -30,9 +30,9 @@ public record NetChange(
         String table,
         NetOperation op,
         ObjectNode key,
-        ObjectNode after,
+        RowImage after,
         List<String> unchanged,
-        List<ColumnSpec> columns,
+        Schemas.Described schema,
         long intervalStartMs,
         long intervalEndMs,
         long firstLsn,
@@ -46,36 +46,13 @@ public record NetChange(
         Long generatorCommitMicros)
         implements NetChangeRecord {
 
+    /** The table's columns. */
+    public List<ColumnSpec> columns() {
+        return schema.columns();
+    }
+
     /** Table and key as one string, unique across the pipeline: {@code schema.table/{"id":1}}. */
     public String tableKey() {
         return table + "/" + key.toString();
-    }
-
-    /** A copy with the emission instant set. */
-    public NetChange emittedAt(long emittedMs) {
-        StageTimes s =
-                new StageTimes(
-                        stages.sourceCommitMs(),
-                        stages.capturedMs(),
-                        stages.kafkaAppendMs(),
-                        emittedMs);
-        return new NetChange(
-                table,
-                op,
-                key,
-                after,
-                unchanged,
-                columns,
-                intervalStartMs,
-                intervalEndMs,
-                firstLsn,
-                lastLsn,
-                txId,
-                commitMs,
-                rawChanges,
-                snapshot,
-                mode,
-                s,
-                generatorCommitMicros);
     }
 }

@@ -2,6 +2,8 @@ package dev.cdclab.change;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -10,13 +12,17 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * JSON encoding of the net-changes topic. Keys are {@code schema.table/<key json>} for net changes
  * and {@code __marker__/<task>} for interval markers; values are JSON objects documented in the
- * README.
+ * README. Row images are copied as raw JSON; column lists carry an id so a reader parses each
+ * distinct list once.
  */
 public final class NetChangeCodec {
     /** Key prefix of interval markers. */
@@ -24,13 +30,10 @@ public final class NetChangeCodec {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final JsonFactory FACTORY = MAPPER.getFactory();
+    private static final int MAX_CACHED_SCHEMAS = 4096;
+    private static final Map<Long, Schemas.Described> SCHEMAS = new ConcurrentHashMap<>();
 
     private NetChangeCodec() {}
-
-    /** The shared mapper (thread-safe once configured). */
-    public static ObjectMapper mapper() {
-        return MAPPER;
-    }
 
     public static byte[] key(NetChange change) {
         return change.tableKey().getBytes(StandardCharsets.UTF_8);
@@ -70,37 +73,16 @@ public final class NetChangeCodec {
         if (c.after() == null) {
             g.writeNull();
         } else {
-            MAPPER.writeTree(g, c.after());
+            g.writeRawValue(new String(c.after().json(), StandardCharsets.UTF_8));
         }
         g.writeArrayFieldStart("unchanged");
         for (String u : c.unchanged()) {
             g.writeString(u);
         }
         g.writeEndArray();
-        g.writeArrayFieldStart("columns");
-        for (ColumnSpec col : c.columns()) {
-            g.writeStartObject();
-            g.writeStringField("name", col.name());
-            g.writeStringField("type", col.sourceType());
-            if (col.key()) {
-                g.writeBooleanField("key", true);
-            }
-            if (col.optional()) {
-                g.writeBooleanField("optional", true);
-            }
-            if (col.length() != null) {
-                g.writeNumberField("length", col.length());
-            }
-            if (col.scale() != null) {
-                g.writeNumberField("scale", col.scale());
-            }
-            g.writeStringField("connect_type", col.connectType());
-            if (col.semanticType() != null) {
-                g.writeStringField("semantic_type", col.semanticType());
-            }
-            g.writeEndObject();
-        }
-        g.writeEndArray();
+        g.writeStringField("schema_id", Long.toHexString(c.schema().id()));
+        g.writeFieldName("columns");
+        g.writeRawValue(new String(c.schema().json(), StandardCharsets.UTF_8));
         g.writeObjectFieldStart("interval");
         g.writeNumberField("start_ms", c.intervalStartMs());
         g.writeNumberField("end_ms", c.intervalEndMs());
@@ -135,92 +117,132 @@ public final class NetChangeCodec {
         if (value == null) {
             throw new MalformedRecordException("null value");
         }
-        JsonNode n;
-        try {
-            n = MAPPER.readTree(value);
+        try (JsonParser p = FACTORY.createParser(value)) {
+            p.setCodec(MAPPER);
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                throw new MalformedRecordException("not a JSON object");
+            }
+            Fields f = new Fields();
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                JsonToken t = p.nextToken();
+                switch (name) {
+                    case "marker" -> {
+                        JsonNode m = p.readValueAsTree();
+                        return new IntervalMarker(
+                                required(m, "task").asInt(),
+                                required(m, "tasks").asInt(),
+                                required(m, "closed_through_ms").asLong());
+                    }
+                    case "after" -> {
+                        if (t == JsonToken.START_OBJECT) {
+                            int start = (int) p.currentTokenLocation().getByteOffset();
+                            p.skipChildren();
+                            int end = (int) p.currentTokenLocation().getByteOffset() + 1;
+                            f.after = RowImage.ofJson(Arrays.copyOfRange(value, start, end));
+                        } else if (t != JsonToken.VALUE_NULL) {
+                            throw new MalformedRecordException("'after' is not an object");
+                        }
+                    }
+                    case "schema_id" -> f.schemaId = Long.parseUnsignedLong(p.getText(), 16);
+                    case "columns" -> {
+                        Schemas.Described known =
+                                f.schemaId == null ? null : SCHEMAS.get(f.schemaId);
+                        if (known != null) {
+                            p.skipChildren();
+                            f.schema = known;
+                        } else {
+                            JsonNode cols = p.readValueAsTree();
+                            List<ColumnSpec> list = Schemas.fromJson(cols);
+                            Schemas.Described d =
+                                    f.schemaId == null
+                                            ? Schemas.describe(list)
+                                            : new Schemas.Described(
+                                                    list,
+                                                    f.schemaId,
+                                                    MAPPER.writeValueAsBytes(cols));
+                            if (SCHEMAS.size() > MAX_CACHED_SCHEMAS) {
+                                SCHEMAS.clear();
+                            }
+                            SCHEMAS.put(d.id(), d);
+                            f.schema = d;
+                        }
+                    }
+                    default -> f.objects.put(name, p.readValueAsTree());
+                }
+            }
+            return f.toChange();
+        } catch (MalformedRecordException e) {
+            throw e;
         } catch (IOException e) {
             throw new MalformedRecordException("not JSON: " + e.getMessage());
-        }
-        if (n == null || !n.isObject()) {
-            throw new MalformedRecordException("not a JSON object");
-        }
-        try {
-            JsonNode marker = n.get("marker");
-            if (marker != null) {
-                return new IntervalMarker(
-                        required(marker, "task").asInt(),
-                        required(marker, "tasks").asInt(),
-                        required(marker, "closed_through_ms").asLong());
-            }
-            return readChange(n);
         } catch (RuntimeException e) {
-            if (e instanceof MalformedRecordException m) {
-                throw m;
-            }
             throw new MalformedRecordException(e.toString());
         }
     }
 
-    private static NetChange readChange(JsonNode n) {
-        List<String> unchanged = new ArrayList<>();
-        JsonNode un = n.get("unchanged");
-        if (un != null) {
-            un.forEach(u -> unchanged.add(u.asText()));
+    /** Fields collected while reading a net change. */
+    private static final class Fields {
+        RowImage after;
+        Long schemaId;
+        Schemas.Described schema;
+        final Map<String, JsonNode> objects = new java.util.HashMap<>();
+
+        NetChange toChange() {
+            if (schema == null) {
+                throw new MalformedRecordException("missing field 'columns'");
+            }
+            JsonNode key = req("key");
+            if (!key.isObject()) {
+                throw new MalformedRecordException("'key' is not an object");
+            }
+            List<String> unchanged = new ArrayList<>();
+            JsonNode un = objects.get("unchanged");
+            if (un != null) {
+                un.forEach(u -> unchanged.add(u.asText()));
+            }
+            JsonNode interval = req("interval");
+            JsonNode stages = req("stages_ms");
+            JsonNode gen = objects.get("generator_commit_us");
+            return new NetChange(
+                    req("table").asText(),
+                    NetOperation.ofCode(req("op").asText()),
+                    (ObjectNode) key,
+                    after,
+                    unchanged,
+                    schema,
+                    required(interval, "start_ms").asLong(),
+                    required(interval, "end_ms").asLong(),
+                    req("first_lsn").asLong(),
+                    req("last_lsn").asLong(),
+                    objects.containsKey("tx_id") ? objects.get("tx_id").asLong() : 0,
+                    req("commit_ms").asLong(),
+                    req("raw_changes").asInt(),
+                    objects.containsKey("snapshot") && objects.get("snapshot").asBoolean(),
+                    objects.containsKey("mode")
+                            ? NetChangeMode.valueOf(
+                                    objects.get("mode").asText().toUpperCase(Locale.ROOT))
+                            : NetChangeMode.ALL,
+                    new StageTimes(
+                            stages.path("source_commit").asLong(),
+                            stages.path("captured").asLong(),
+                            stages.path("kafka_append").asLong(),
+                            stages.path("emitted").asLong()),
+                    gen == null || gen.isNull() ? null : gen.asLong());
         }
-        List<ColumnSpec> columns = new ArrayList<>();
-        for (JsonNode col : required(n, "columns")) {
-            columns.add(
-                    new ColumnSpec(
-                            required(col, "name").asText(),
-                            required(col, "type").asText(),
-                            col.path("key").asBoolean(false),
-                            col.path("optional").asBoolean(false),
-                            col.hasNonNull("length") ? col.get("length").asInt() : null,
-                            col.hasNonNull("scale") ? col.get("scale").asInt() : null,
-                            col.path("connect_type").asText("string"),
-                            col.hasNonNull("semantic_type")
-                                    ? col.get("semantic_type").asText()
-                                    : null));
+
+        private JsonNode req(String name) {
+            JsonNode v = objects.get(name);
+            if (v == null || v.isNull()) {
+                throw new MalformedRecordException("missing field '" + name + "'");
+            }
+            return v;
         }
-        JsonNode key = required(n, "key");
-        JsonNode after = n.get("after");
-        if (!key.isObject()) {
-            throw new MalformedRecordException("'key' is not an object");
-        }
-        if (after != null && !after.isNull() && !after.isObject()) {
-            throw new MalformedRecordException("'after' is not an object");
-        }
-        JsonNode interval = required(n, "interval");
-        JsonNode stages = required(n, "stages_ms");
-        JsonNode gen = n.get("generator_commit_us");
-        NetOperation op = NetOperation.ofCode(required(n, "op").asText());
-        return new NetChange(
-                required(n, "table").asText(),
-                op,
-                (ObjectNode) key,
-                after == null || after.isNull() ? null : (ObjectNode) after,
-                unchanged,
-                columns,
-                required(interval, "start_ms").asLong(),
-                required(interval, "end_ms").asLong(),
-                required(n, "first_lsn").asLong(),
-                required(n, "last_lsn").asLong(),
-                n.path("tx_id").asLong(0),
-                required(n, "commit_ms").asLong(),
-                required(n, "raw_changes").asInt(),
-                n.path("snapshot").asBoolean(false),
-                NetChangeMode.valueOf(n.path("mode").asText("all").toUpperCase(Locale.ROOT)),
-                new StageTimes(
-                        stages.path("source_commit").asLong(),
-                        stages.path("captured").asLong(),
-                        stages.path("kafka_append").asLong(),
-                        stages.path("emitted").asLong()),
-                gen == null || gen.isNull() ? null : gen.asLong());
     }
 
     private static JsonNode required(JsonNode n, String field) {
         JsonNode v = n.get(field);
-        if (v == null || v.isNull() && !field.equals("after")) {
+        if (v == null || v.isNull()) {
             throw new MalformedRecordException("missing field '" + field + "'");
         }
         return v;

@@ -111,6 +111,10 @@ public final class ConnectWorker implements AutoCloseable {
             w.put("connector.client.config.override.policy", "All");
             w.put("producer.compression.type", "lz4");
             w.put("producer.linger.ms", "5");
+            // Connect sends with one request in flight (it keeps order); change events with
+            // their schema are kilobytes each, so small batches would cap throughput
+            w.put("producer.batch.size", "1048576");
+            w.put("producer.max.request.size", "8388608");
             overrides.forEach(w::put);
             Connect<?> connect;
             try {

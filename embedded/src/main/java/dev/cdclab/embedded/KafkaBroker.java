@@ -175,6 +175,10 @@ public final class KafkaBroker implements AutoCloseable {
             p.put("auto.create.topics.enable", "false");
             p.put("log.message.timestamp.type", "LogAppendTime");
             p.put("log.retention.hours", "24");
+            // an in-process broker shares the machine with everything else: few threads
+            p.put("num.io.threads", "2");
+            p.put("num.network.threads", "2");
+            p.put("background.threads", "2");
             overrides.forEach(p::put);
             KafkaConfig config = new KafkaConfig(p);
             try {

@@ -110,7 +110,7 @@ public final class EmbeddedPipeline implements AutoCloseable {
                                 .setAll(settings.captureOverrides)
                                 .build());
         sourceDatabase = SourceDatabase.of(capture);
-        sourceDatabase.prepare();
+        sourceDatabase.prepare(capture);
         if (settings.initializer != null) {
             settings.initializer.initialize(source);
         }
@@ -137,6 +137,7 @@ public final class EmbeddedPipeline implements AutoCloseable {
                                 .set(NetChangeConfig.PARTITIONS, settings.partitions)
                                 .set(NetChangeConfig.GUARANTEE, settings.guarantee)
                                 .set(NetChangeConfig.STATE_DIR, work.resolve("streams").toString())
+                                .set("kafka.producer.compression.type", "none")
                                 .setAll(settings.streamsOverrides)
                                 .build());
         streams = new NetChangeApp(nc);
@@ -163,6 +164,8 @@ public final class EmbeddedPipeline implements AutoCloseable {
                 ConnectWorker.builder()
                         .bootstrapServers(kafka.bootstrapServers())
                         .groupId("cdclab-connect-" + id)
+                        // loopback: compression costs CPU at three hops and saves nothing
+                        .property("producer.compression.type", "none")
                         .start();
         started.push(connect);
         phase("connect", t0);

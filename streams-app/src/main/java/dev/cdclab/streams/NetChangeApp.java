@@ -17,7 +17,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
@@ -88,19 +87,13 @@ public final class NetChangeApp implements AutoCloseable {
         short rf = (short) (int) config.get(NetChangeConfig.REPLICATION_FACTOR);
         Optional<Short> replication = rf < 0 ? Optional.empty() : Optional.of(rf);
         List<NewTopic> wanted = new ArrayList<>();
-        wanted.add(
-                new NewTopic(config.watermarkTopic(), Optional.of(partitions), replication)
-                        .configs(Map.of(TopicConfig.RETENTION_MS_CONFIG, "3600000")));
+        wanted.add(new NewTopic(config.changeTopic(), Optional.of(partitions), replication));
         wanted.add(
                 new NewTopic(
                         config.get(NetChangeConfig.NET_CHANGES_TOPIC),
                         Optional.of(partitions),
                         replication));
         wanted.add(new NewTopic(config.deadLetterTopic(), Optional.of(1), replication));
-        wanted.add(new NewTopic(config.changeTopic(), Optional.of(partitions), replication));
-        // Debezium creates it on its first transaction; it must exist (one partition) before we
-        // subscribe
-        wanted.add(new NewTopic(config.transactionTopic(), Optional.of(1), replication));
         try (Admin admin = Admin.create(adminProps)) {
             for (NewTopic t : wanted) {
                 try {
@@ -116,39 +109,19 @@ public final class NetChangeApp implements AutoCloseable {
                     }
                 }
             }
-            Map<String, TopicDescription> d =
-                    admin.describeTopics(
-                                    Set.of(
-                                            config.watermarkTopic(),
-                                            config.transactionTopic(),
-                                            config.changeTopic()))
+            TopicDescription changes =
+                    admin.describeTopics(Set.of(config.changeTopic()))
                             .allTopicNames()
-                            .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            int wm = d.get(config.watermarkTopic()).partitions().size();
-            if (wm != partitions) {
-                throw new IllegalStateException(
-                        "topic "
-                                + config.watermarkTopic()
-                                + " has "
-                                + wm
-                                + " partitions but partitions="
-                                + partitions);
-            }
-            int changes = d.get(config.changeTopic()).partitions().size();
-            if (changes != partitions) {
+                            .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                            .get(config.changeTopic());
+            if (changes.partitions().size() != partitions) {
                 throw new IllegalStateException(
                         "topic "
                                 + config.changeTopic()
                                 + " has "
-                                + changes
+                                + changes.partitions().size()
                                 + " partitions but partitions="
                                 + partitions);
-            }
-            if (d.get(config.transactionTopic()).partitions().size() != 1) {
-                throw new IllegalStateException(
-                        "topic "
-                                + config.transactionTopic()
-                                + " must have exactly one partition (transaction order)");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -49,8 +49,7 @@ public final class NetChangeConfig {
                     .check(s -> !s.isBlank(), "must not be blank")
                     .description(
                             "Debezium topic.prefix of the capture connector; changes are read"
-                                    + " from <prefix>.changes, transactions from"
-                                    + " <prefix>.transaction.")
+                                    + " from <prefix>.changes.")
                     .build();
     public static final ConfigOption<String> NET_CHANGES_TOPIC =
             stringOption("net.changes.topic")
@@ -67,12 +66,12 @@ public final class NetChangeConfig {
                     .build();
     public static final ConfigOption<Duration> GRACE =
             durationOption("grace")
-                    .defaultValue(Duration.ofMillis(200))
+                    .defaultValue(Duration.ofMillis(100))
                     .check(d -> !d.isNegative(), "must be >= 0")
                     .description(
-                            "How far past an interval's end the source must have committed before"
-                                    + " the interval closes; absorbs commit-time jitter and"
-                                    + " cross-partition delivery skew.")
+                            "How far past an interval's end a partition must have seen the"
+                                    + " source commit before the interval closes; absorbs"
+                                    + " commit-timestamp jitter between concurrent transactions.")
                     .build();
     public static final ConfigOption<NetChangeMode> MODE =
             enumOption("mode", NetChangeMode.class)
@@ -87,8 +86,8 @@ public final class NetChangeConfig {
                     .defaultValue(1)
                     .check(n -> n >= 1, "must be >= 1")
                     .description(
-                            "Partitions of <prefix>.changes; the watermark and net-change topics"
-                                    + " are created with as many.")
+                            "Partitions of <prefix>.changes (one Streams task each); the"
+                                    + " net-change topic is created with as many.")
                     .build();
     public static final ConfigOption<Integer> REPLICATION_FACTOR =
             intOption("replication.factor")
@@ -143,6 +142,13 @@ public final class NetChangeConfig {
                             "Column holding the load generator's commit timestamp (epoch"
                                     + " microseconds); carried along for latency measurement.")
                     .build();
+    public static final ConfigOption<String> HEARTBEAT_TABLE =
+            stringOption("heartbeat.table")
+                    .defaultValue("cdc_lab.heartbeat")
+                    .description(
+                            "Source table whose updates (one row per partition) only advance the"
+                                    + " watermark; never folded or written to the warehouse.")
+                    .build();
     public static final ConfigOption<Boolean> CREATE_TOPICS =
             booleanOption("create.topics")
                     .defaultValue(true)
@@ -169,6 +175,7 @@ public final class NetChangeConfig {
                     STATE_STORE,
                     PLACEHOLDER,
                     GENERATOR_COLUMN,
+                    HEARTBEAT_TABLE,
                     CREATE_TOPICS);
 
     private final Configuration config;
@@ -194,16 +201,6 @@ public final class NetChangeConfig {
 
     public <T> T get(ConfigOption<T> option) {
         return config.get(option);
-    }
-
-    /** Debezium's topic of transaction BEGIN/END events. */
-    public String transactionTopic() {
-        return get(TOPIC_PREFIX) + ".transaction";
-    }
-
-    /** Internal topic that carries commit-time watermarks to every task. */
-    public String watermarkTopic() {
-        return get(APPLICATION_ID) + "-watermarks";
     }
 
     /** Topic for change events that could not be read. */

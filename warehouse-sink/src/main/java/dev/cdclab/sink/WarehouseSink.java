@@ -118,6 +118,8 @@ public final class WarehouseSink implements AutoCloseable {
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, config.get(SinkConfig.MAX_POLL_RECORDS));
+        p.put(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, 65536);
+        p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 10);
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(
                 ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,

@@ -39,8 +39,20 @@ public final class LoadRunner {
      * @param rate target transactions per second; 0 = as fast as possible
      * @param duration how long to issue transactions
      * @param maxTransactions stop after this many; 0 = no limit
+     * @param firstTransaction number of the first transaction (plans are numbered), so that runs
+     *     after a warm-up issue new statements
      */
-    public record Options(int threads, double rate, Duration duration, long maxTransactions) {}
+    public record Options(
+            int threads,
+            double rate,
+            Duration duration,
+            long maxTransactions,
+            long firstTransaction) {
+
+        public Options(int threads, double rate, Duration duration, long maxTransactions) {
+            this(threads, rate, duration, maxTransactions, 0);
+        }
+    }
 
     private final Workload workload;
     private final ConnectionFactory connections;
@@ -122,13 +134,14 @@ public final class LoadRunner {
         long durationNanos = options.duration().toNanos();
         try {
             while (!stopRequested) {
-                long i = next.getAndIncrement();
-                if (options.maxTransactions() > 0 && i >= options.maxTransactions()) {
+                long n = next.getAndIncrement();
+                if (options.maxTransactions() > 0 && n >= options.maxTransactions()) {
                     return;
                 }
+                long i = options.firstTransaction() + n;
                 long intended;
                 if (nanosPerTx > 0) {
-                    intended = startNanos + (long) (i * nanosPerTx);
+                    intended = startNanos + (long) (n * nanosPerTx);
                     if (intended - startNanos >= durationNanos) {
                         return;
                     }
@@ -173,7 +186,7 @@ public final class LoadRunner {
                 }
                 Object[] params = st.params();
                 for (int p = 0; p < params.length; p++) {
-                    Object v = p == st.timestampParam() ? nowMicros() : params[p];
+                    Object v = st.isTimestamp(p) ? nowMicros() : params[p];
                     ps.setObject(p + 1, v);
                 }
                 switch (st.op()) {
@@ -214,6 +227,13 @@ public final class LoadRunner {
     }
 
     /** The first failed transaction's error, if any. */
+    /** Transactions issued so far (the next run can start after them). */
+    public long issued() {
+        return Math.min(
+                next.get(),
+                options.maxTransactions() > 0 ? options.maxTransactions() : Long.MAX_VALUE);
+    }
+
     public SQLException firstError() {
         return firstError.get();
     }

@@ -11,26 +11,47 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.Function;
 import java.util.function.LongConsumer;
 
 /**
- * The default workload of {@code cdc-lab run}: inserts (30%), updates (55%) and deletes (15%) of
- * single rows spread over three small OLTP tables, one row change per transaction.
+ * The default workload of {@code cdc-lab run}: order processing over four tables, with transactions
+ * of several row changes each, as OLTP applications write them.
+ *
+ * <ul>
+ *   <li>new order (40%): insert an order and 1-4 order lines, update the customer's balance
+ *   <li>payment (30%): insert a payment for a recent order, update the order and the customer
+ *   <li>delivery (15%): update an order and its lines
+ *   <li>cancel (15%): delete a recent order and its lines
+ * </ul>
+ *
+ * About 3.7 row changes per transaction: 45% inserts, 41% updates, 14% deletes. Recent orders are
+ * often paid or cancelled within the same second they were placed, so some keys change several
+ * times inside one net-change interval.
  */
 public final class MixWorkload implements Workload {
     static final String CUSTOMER = "mix_customer";
     static final String ORDER = "mix_order";
+    static final String LINE = "mix_order_line";
     static final String PAYMENT = "mix_payment";
-    private static final List<String> TABLES = List.of(CUSTOMER, ORDER, PAYMENT);
-    private static final String[] STATUS = {"new", "paid", "packed", "shipped", "closed"};
+    private static final List<String> TABLES = List.of(CUSTOMER, ORDER, LINE, PAYMENT);
     private static final String[] METHOD = {"card", "transfer", "voucher", "cash"};
+
+    /** Orders (and customers) prefilled when the caller does not say. */
+    public static final long DEFAULT_PREFILL = 10_000;
+
+    private static final int NEW_ORDER = 40;
+    private static final int PAYMENT_TX = 70;
+    private static final int DELIVERY = 85;
 
     private final SqlDialect dialect;
     private final WorkloadOptions options;
+    private final long orders;
 
     public MixWorkload(SqlDialect dialect, WorkloadOptions options) {
         this.dialect = dialect;
-        this.options = options;
+        this.options = options.withDefaults(DEFAULT_PREFILL, 1, 0);
+        this.orders = Math.max(1, this.options.prefillRows());
     }
 
     @Override
@@ -40,7 +61,8 @@ public final class MixWorkload implements Workload {
 
     @Override
     public String description() {
-        return "30% insert / 55% update / 15% delete of single rows over three OLTP tables";
+        return "order processing: new order 40%, payment 30%, delivery 15%, cancel 15%;"
+                + " ~3.7 row changes per transaction over 4 tables";
     }
 
     @Override
@@ -50,7 +72,12 @@ public final class MixWorkload implements Workload {
 
     @Override
     public long prefillRows() {
-        return options.prefillRows() * TABLES.size();
+        long n = options.prefillRows();
+        long lines = 0;
+        for (long o = 1; o <= n; o++) {
+            lines += prefillLines(o);
+        }
+        return n + n + lines + n / 2;
     }
 
     @Override
@@ -96,6 +123,22 @@ public final class MixWorkload implements Workload {
                             + ")");
             s.execute(
                     "CREATE TABLE "
+                            + LINE
+                            + " (order_id "
+                            + d.bigint()
+                            + ", line_no "
+                            + d.integer()
+                            + ", item_id "
+                            + d.integer()
+                            + ", quantity "
+                            + d.integer()
+                            + ", price "
+                            + d.decimal(10, 2)
+                            + ", gen_commit_us "
+                            + d.bigint()
+                            + ", PRIMARY KEY (order_id, line_no))");
+            s.execute(
+                    "CREATE TABLE "
                             + PAYMENT
                             + " (id "
                             + d.bigint()
@@ -117,90 +160,144 @@ public final class MixWorkload implements Workload {
 
     @Override
     public long prefill(Connection c, LongConsumer progress) throws SQLException {
-        long total = 0;
         long n = options.prefillRows();
-        for (int t = 0; t < TABLES.size(); t++) {
-            final int table = t;
-            final long base = total;
-            Iterable<Object[]> rows =
-                    () ->
-                            new Iterator<>() {
-                                long key = 1;
+        long total = 0;
+        total +=
+                dialect.bulkLoad(
+                        c,
+                        CUSTOMER,
+                        List.of("id", "name", "email", "balance", "tier", "gen_commit_us"),
+                        rows(n, id -> customer(id, Rand.of(options.seed(), 100, id))));
+        progress.accept(total);
+        total +=
+                dialect.bulkLoad(
+                        c,
+                        ORDER,
+                        List.of(
+                                "id",
+                                "customer_id",
+                                "status",
+                                "amount",
+                                "items",
+                                "created_at",
+                                "gen_commit_us"),
+                        rows(n, id -> order(id, Rand.of(options.seed(), 101, id))));
+        progress.accept(total);
+        total +=
+                dialect.bulkLoad(
+                        c,
+                        LINE,
+                        List.of(
+                                "order_id",
+                                "line_no",
+                                "item_id",
+                                "quantity",
+                                "price",
+                                "gen_commit_us"),
+                        () ->
+                                new Iterator<>() {
+                                    long order = 1;
+                                    int line = 1;
 
-                                @Override
-                                public boolean hasNext() {
-                                    return key <= n;
-                                }
-
-                                @Override
-                                public Object[] next() {
-                                    SplittableRandom r = Rand.of(options.seed(), 100 + table, key);
-                                    Object[] row = withTimestamp(rowValues(table, key, r), null);
-                                    if (key % 10_000 == 0) {
-                                        progress.accept(base + key);
+                                    @Override
+                                    public boolean hasNext() {
+                                        return order <= n;
                                     }
-                                    key++;
-                                    return row;
-                                }
-                            };
-            total += dialect.bulkLoad(c, TABLES.get(t), columns(table), rows);
-            progress.accept(total);
-        }
+
+                                    @Override
+                                    public Object[] next() {
+                                        Object[] row =
+                                                line(
+                                                        order,
+                                                        line,
+                                                        Rand.of(
+                                                                options.seed(),
+                                                                102,
+                                                                order * 8 + line));
+                                        if (++line > prefillLines(order)) {
+                                            line = 1;
+                                            order++;
+                                        }
+                                        return row;
+                                    }
+                                });
+        progress.accept(total);
+        total +=
+                dialect.bulkLoad(
+                        c,
+                        PAYMENT,
+                        List.of(
+                                "id",
+                                "order_id",
+                                "method",
+                                "amount",
+                                "reference",
+                                "paid_at",
+                                "gen_commit_us"),
+                        rows(n / 2, id -> payment(id, id * 2, Rand.of(options.seed(), 103, id))));
+        progress.accept(total);
         return total;
     }
 
-    private static List<String> columns(int table) {
-        return switch (table) {
-            case 0 -> List.of("id", "name", "email", "balance", "tier", "gen_commit_us");
-            case 1 ->
-                    List.of(
-                            "id",
-                            "customer_id",
-                            "status",
-                            "amount",
-                            "items",
-                            "created_at",
-                            "gen_commit_us");
-            default ->
-                    List.of(
-                            "id",
-                            "order_id",
-                            "method",
-                            "amount",
-                            "reference",
-                            "paid_at",
-                            "gen_commit_us");
+    private static Iterable<Object[]> rows(long n, Function<Long, Object[]> row) {
+        return () ->
+                new Iterator<>() {
+                    long id = 1;
+
+                    @Override
+                    public boolean hasNext() {
+                        return id <= n;
+                    }
+
+                    @Override
+                    public Object[] next() {
+                        return row.apply(id++);
+                    }
+                };
+    }
+
+    private int prefillLines(long order) {
+        return 1 + Rand.of(options.seed(), 200, order).nextInt(4);
+    }
+
+    private static Object[] customer(long id, SplittableRandom r) {
+        return new Object[] {
+            id,
+            "customer " + Rand.word(r, 12),
+            Rand.word(r, 10) + "@example.com",
+            Rand.money(r, 10_000_000),
+            r.nextInt(5),
+            null
         };
     }
 
-    private static Object[] rowValues(int table, long key, SplittableRandom r) {
-        return switch (table) {
-            case 0 ->
-                    new Object[] {
-                        key,
-                        "customer " + Rand.word(r, 12),
-                        Rand.word(r, 10) + "@example.com",
-                        Rand.money(r, 10_000_000),
-                        r.nextInt(5)
-                    };
-            case 1 ->
-                    new Object[] {
-                        key,
-                        1 + r.nextLong(Math.max(1, key)),
-                        STATUS[r.nextInt(STATUS.length)],
-                        Rand.money(r, 1_000_000),
-                        1 + r.nextInt(20),
-                        timestamp(key)
-                    };
-            default ->
-                    new Object[] {
-                        key,
-                        1 + r.nextLong(Math.max(1, key)),
-                        METHOD[r.nextInt(METHOD.length)],
-                        Rand.money(r, 1_000_000),
-                        "ref-" + Rand.word(r, 16),
-                        timestamp(key)
-                    };
+    private Object[] order(long id, SplittableRandom r) {
+        return new Object[] {
+            id,
+            1 + r.nextLong(orders),
+            "new",
+            Rand.money(r, 1_000_000),
+            1 + r.nextInt(4),
+            timestamp(id),
+            null
+        };
+    }
+
+    private static Object[] line(long order, int line, SplittableRandom r) {
+        return new Object[] {
+            order, line, 1 + r.nextInt(100_000), 1 + r.nextInt(10), Rand.money(r, 100_000), null
+        };
+    }
+
+    private static Object[] payment(long id, long order, SplittableRandom r) {
+        return new Object[] {
+            id,
+            order,
+            METHOD[r.nextInt(METHOD.length)],
+            Rand.money(r, 1_000_000),
+            "ref-" + Rand.word(r, 16),
+            timestamp(id),
+            null
         };
     }
 
@@ -209,79 +306,142 @@ public final class MixWorkload implements Workload {
                 Instant.ofEpochSecond(1_700_000_000L + key), ZoneOffset.UTC);
     }
 
-    private static Object[] withTimestamp(Object[] values, Object ts) {
-        Object[] out = new Object[values.length + 1];
-        System.arraycopy(values, 0, out, 0, values.length);
-        out[values.length] = ts;
-        return out;
+    /** An order and how many lines it has. */
+    private record OrderRef(long id, int lines) {}
+
+    /** The order transaction {@code j} placed, if it was a new order. */
+    private OrderRef placedBy(long j) {
+        SplittableRandom rj = Rand.of(options.seed(), 1, j);
+        if (rj.nextInt(100) >= NEW_ORDER) {
+            return null;
+        }
+        return new OrderRef(orders + j + 1, 1 + rj.nextInt(4));
+    }
+
+    /**
+     * An order placed by a transaction within {@code window} before {@code i}, found by replaying
+     * plans' first draws; else a prefilled order.
+     */
+    private OrderRef recentOrder(long i, long window, SplittableRandom r) {
+        for (int attempt = 0; attempt < 8 && i > 0; attempt++) {
+            OrderRef o = placedBy(i - 1 - r.nextLong(Math.min(i, window)));
+            if (o != null) {
+                return o;
+            }
+        }
+        long id = 1 + r.nextLong(orders);
+        return new OrderRef(id, prefillLines(id));
     }
 
     @Override
     public TxPlan plan(long i) {
         SplittableRandom r = Rand.of(options.seed(), 1, i);
-        int table = r.nextInt(TABLES.size());
-        String name = TABLES.get(table);
         int dice = r.nextInt(100);
-        long keySpace = options.prefillRows() + i;
-        List<PlannedStatement> st = new ArrayList<>(1);
+        List<PlannedStatement> st = new ArrayList<>(6);
         String type;
-        if (dice < 30) {
-            type = "insert";
-            long key = options.prefillRows() + i + 1;
-            Object[] values = withTimestamp(rowValues(table, key, r), null);
-            List<String> cols = columns(table);
-            st.add(
-                    new PlannedStatement(
-                            Op.INSERT,
-                            "INSERT INTO "
-                                    + name
-                                    + " ("
-                                    + String.join(", ", cols)
-                                    + ") VALUES ("
-                                    + "?, ".repeat(cols.size() - 1)
-                                    + "?)",
-                            values,
-                            values.length - 1));
-        } else if (dice < 85) {
-            type = "update";
-            long key = 1 + r.nextLong(keySpace);
-            String sql;
-            Object[] params;
-            switch (table) {
-                case 0 -> {
-                    sql =
-                            "UPDATE "
-                                    + name
-                                    + " SET balance = ?, tier = ?, gen_commit_us = ? WHERE id = ?";
-                    params = new Object[] {Rand.money(r, 10_000_000), r.nextInt(5), null, key};
-                }
-                case 1 -> {
-                    sql = "UPDATE " + name + " SET status = ?, gen_commit_us = ? WHERE id = ?";
-                    params = new Object[] {STATUS[r.nextInt(STATUS.length)], null, key};
-                }
-                default -> {
-                    sql =
-                            "UPDATE "
-                                    + name
-                                    + " SET amount = ?, reference = ?, gen_commit_us = ? WHERE id"
-                                    + " = ?";
-                    params =
-                            new Object[] {
-                                Rand.money(r, 1_000_000), "ref-" + Rand.word(r, 16), null, key
-                            };
-                }
+        if (dice < NEW_ORDER) {
+            type = "new_order";
+            int lines = 1 + r.nextInt(4);
+            long order = orders + i + 1;
+            long customer = 1 + r.nextLong(orders);
+            Object[] o = order(order, r);
+            o[1] = customer;
+            o[4] = lines;
+            st.add(insert(ORDER, 7, o));
+            Object[] values = new Object[lines * 6];
+            for (int l = 0; l < lines; l++) {
+                System.arraycopy(line(order, l + 1, r), 0, values, l * 6, 6);
             }
-            st.add(new PlannedStatement(Op.UPDATE, sql, params, params.length - 2));
+            st.add(insertRows(LINE, 6, lines, values));
+            st.add(
+                    update(
+                            "UPDATE "
+                                    + CUSTOMER
+                                    + " SET balance = balance + ?, gen_commit_us = ? WHERE id = ?",
+                            Rand.money(r, 100_000),
+                            null,
+                            customer));
+        } else if (dice < PAYMENT_TX) {
+            type = "payment";
+            OrderRef o = recentOrder(i, 2_000, r);
+            Object[] p = payment(orders + i + 1, o.id(), r);
+            st.add(insert(PAYMENT, 7, p));
+            st.add(
+                    update(
+                            "UPDATE "
+                                    + ORDER
+                                    + " SET status = 'paid', gen_commit_us = ? WHERE id = ?",
+                            null,
+                            o.id()));
+            st.add(
+                    update(
+                            "UPDATE "
+                                    + CUSTOMER
+                                    + " SET balance = balance - ?, gen_commit_us = ? WHERE id = ?",
+                            Rand.money(r, 100_000),
+                            null,
+                            1 + r.nextLong(orders)));
+        } else if (dice < DELIVERY) {
+            type = "delivery";
+            long id = 1 + r.nextLong(orders);
+            st.add(
+                    update(
+                            "UPDATE "
+                                    + ORDER
+                                    + " SET status = 'shipped', gen_commit_us = ? WHERE id = ?",
+                            null,
+                            id));
+            st.add(
+                    update(
+                            "UPDATE "
+                                    + LINE
+                                    + " SET quantity = quantity + 1, gen_commit_us = ? WHERE order_id = ?",
+                            null,
+                            id));
         } else {
-            type = "delete";
-            long key = 1 + r.nextLong(keySpace);
+            type = "cancel";
+            OrderRef o = recentOrder(i, 5_000, r);
             st.add(
                     new PlannedStatement(
                             Op.DELETE,
-                            "DELETE FROM " + name + " WHERE id = ?",
-                            new Object[] {key},
+                            "DELETE FROM " + LINE + " WHERE order_id = ?",
+                            new Object[] {o.id()},
+                            -1));
+            st.add(
+                    new PlannedStatement(
+                            Op.DELETE,
+                            "DELETE FROM " + ORDER + " WHERE id = ?",
+                            new Object[] {o.id()},
                             -1));
         }
         return new TxPlan(type, st);
+    }
+
+    /** An insert of one row whose last column is the generator timestamp. */
+    private static PlannedStatement insert(String table, int columns, Object[] values) {
+        return insertRows(table, columns, 1, values);
+    }
+
+    /** An insert of several rows in one statement; the timestamp is the last column of each row. */
+    private static PlannedStatement insertRows(
+            String table, int columns, int rows, Object[] values) {
+        String one = "(" + "?, ".repeat(columns - 1) + "?)";
+        String sql =
+                "INSERT INTO "
+                        + table
+                        + " VALUES "
+                        + String.join(", ", java.util.Collections.nCopies(rows, one));
+        return new PlannedStatement(Op.INSERT, sql, values, columns - 1, 0, columns);
+    }
+
+    /** An update whose parameter after the values is the generator timestamp. */
+    private static PlannedStatement update(String sql, Object... params) {
+        int ts = -1;
+        for (int p = 0; p < params.length; p++) {
+            if (params[p] == null) {
+                ts = p;
+            }
+        }
+        return new PlannedStatement(Op.UPDATE, sql, params, ts);
     }
 }

@@ -10,4 +10,15 @@ package dev.cdclab.load.workload;
  * @param hotKeys size of the key set the update-heavy workload hammers
  */
 public record WorkloadOptions(
-        long seed, long prefillRows, int txSize, int filledColumns, int hotKeys) {}
+        long seed, long prefillRows, int txSize, int filledColumns, int hotKeys) {
+
+    /** Replaces "not set" (-1) values with a workload's defaults. */
+    public WorkloadOptions withDefaults(long prefill, int tx, int filled) {
+        return new WorkloadOptions(
+                seed,
+                prefillRows < 0 ? prefill : prefillRows,
+                txSize < 0 ? tx : txSize,
+                filledColumns < 0 ? filled : filledColumns,
+                hotKeys);
+    }
+}

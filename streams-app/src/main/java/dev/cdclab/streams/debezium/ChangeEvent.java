@@ -1,7 +1,8 @@
 package dev.cdclab.streams.debezium;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.cdclab.change.ColumnSpec;
+import dev.cdclab.change.RowImage;
+import dev.cdclab.change.Schemas;
 import java.util.List;
 
 /**
@@ -11,8 +12,9 @@ import java.util.List;
  * @param key primary-key values
  * @param op Debezium operation: {@code c}, {@code u}, {@code d} or {@code r} (snapshot read)
  * @param after row image after the change; null for deletes
- * @param unavailable columns whose value the source did not send (unchanged TOASTed values)
- * @param columns the table's columns, key columns marked
+ * @param unavailable columns whose value the source did not send (unchanged TOASTed values); their
+ *     value in {@code after} is the placeholder and means nothing
+ * @param schema the table's columns, key columns marked, with their id
  * @param lsn source log position of the change
  * @param txId source transaction id; 0 for snapshot reads
  * @param commitMs source commit time ({@code source.ts_ms})
@@ -24,9 +26,9 @@ public record ChangeEvent(
         String table,
         ObjectNode key,
         char op,
-        ObjectNode after,
+        RowImage after,
         List<String> unavailable,
-        List<ColumnSpec> columns,
+        Schemas.Described schema,
         long lsn,
         long txId,
         long commitMs,

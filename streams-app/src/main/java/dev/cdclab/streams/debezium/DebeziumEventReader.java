@@ -8,15 +8,16 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cdclab.change.ColumnSpec;
 import dev.cdclab.change.MalformedRecordException;
+import dev.cdclab.change.RowImage;
+import dev.cdclab.change.Schemas;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -24,33 +25,36 @@ import java.util.Set;
 
 /**
  * Reads Debezium change events written by Kafka Connect's {@code JsonConverter} (value schemas
- * enabled; key schemas either way). The value's schema is parsed once per distinct schema and
- * cached, so the per-event cost is the payload only.
+ * enabled; key schemas either way) in one streaming pass: the row image is kept as the bytes
+ * Debezium wrote, and the value schema is parsed once per distinct schema.
  */
 public final class DebeziumEventReader {
     /** Debezium's default {@code unavailable.value.placeholder}. */
     public static final String DEFAULT_PLACEHOLDER = "__debezium_unavailable_value";
 
-    /** Key field Debezium's {@code ByLogicalTableRouter} adds; not a column. */
-    public static final String ROUTER_KEY_FIELD = "__dbz__physicalTableIdentifier";
+    /** Key field Debezium's {@code ToLogicalTopicRouter} adds; not a column. */
+    public static final String ROUTER_KEY_FIELD = "__dbz__sourceIdentifier";
 
-    private static final int MAX_CACHED_SCHEMAS = 256;
+    private static final int MAX_CACHED_SCHEMAS = 1024;
 
-    private final ObjectMapper mapper;
-    private final JsonFactory factory;
+    private final ObjectMapper mapper = new ObjectMapper();
+    private final JsonFactory factory = mapper.getFactory();
     private final String placeholder;
     private final String placeholderBase64;
     private final String generatorColumn;
-    private final Map<SchemaBytes, List<ColumnSpec>> schemaCache =
-            new LinkedHashMap<>(64, 0.75f, true) {
-                private static final long serialVersionUID = 1L;
+    private final Map<SchemaBytes, List<ColumnSpec>> schemaCache = new HashMap<>();
 
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<SchemaBytes, List<ColumnSpec>> e) {
-                    return size() > MAX_CACHED_SCHEMAS;
-                }
-            };
-    private final Map<KeyedSchema, List<ColumnSpec>> keyedCache = new LinkedHashMap<>();
+    /** Known schemas by a hash of their first bytes, for matching without tokenising. */
+    private final Map<Integer, List<KnownSchema>> byPrefix = new HashMap<>();
+
+    private static final byte[] PAYLOAD_FIELD = ",\"payload\":".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] SCHEMA_FIELD = "{\"schema\":".getBytes(StandardCharsets.US_ASCII);
+    private static final int PREFIX = 256;
+
+    /** A schema seen before, as the exact bytes JsonConverter writes. */
+    private record KnownSchema(byte[] bytes, List<ColumnSpec> columns) {}
+
+    private final Map<KeyedSchema, Schemas.Described> keyedCache = new HashMap<>();
 
     /**
      * @param placeholder the connector's {@code unavailable.value.placeholder}
@@ -58,12 +62,28 @@ public final class DebeziumEventReader {
      *     null
      */
     public DebeziumEventReader(String placeholder, String generatorColumn) {
-        this.mapper = new ObjectMapper();
-        this.factory = mapper.getFactory();
         this.placeholder = placeholder;
         this.placeholderBase64 =
                 Base64.getEncoder().encodeToString(placeholder.getBytes(StandardCharsets.UTF_8));
         this.generatorColumn = generatorColumn;
+    }
+
+    /** What one pass over the payload found. */
+    private static final class Payload {
+        char op;
+        String schema;
+        String table;
+        long sourceTsMs = Long.MIN_VALUE;
+        long lsn;
+        long txId;
+        long capturedMs = Long.MIN_VALUE;
+        int afterStart = -1;
+        int afterEnd = -1;
+        boolean afterNull = true;
+        List<String> unavailable = List.of();
+        Long generator;
+        boolean seenSource;
+        boolean nullPayload;
     }
 
     /**
@@ -76,9 +96,28 @@ public final class DebeziumEventReader {
         if (value == null) {
             return null;
         }
+        KnownSchema known = matchKnownSchema(value);
+        if (known != null) {
+            int payloadStart = SCHEMA_FIELD.length + known.bytes().length + PAYLOAD_FIELD.length;
+            Payload pl = new Payload();
+            try (JsonParser p =
+                    factory.createParser(value, payloadStart, value.length - payloadStart)) {
+                JsonToken t = p.nextToken();
+                if (t == JsonToken.VALUE_NULL) {
+                    return null;
+                }
+                if (t != JsonToken.START_OBJECT) {
+                    throw new MalformedRecordException("payload is not an object");
+                }
+                readPayload(p, pl);
+            } catch (IOException e) {
+                throw new MalformedRecordException("change event is not JSON: " + e.getMessage());
+            }
+            return toEvent(keyBytes, value, pl, known.columns(), recordTimestamp, payloadStart);
+        }
         int schemaStart = -1;
         int schemaEnd = -1;
-        JsonNode payload = null;
+        Payload pl = null;
         try (JsonParser p = factory.createParser(value)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw new MalformedRecordException("change event is not a JSON object");
@@ -91,7 +130,14 @@ public final class DebeziumEventReader {
                     p.skipChildren();
                     schemaEnd = (int) p.currentTokenLocation().getByteOffset() + 1;
                 } else if ("payload".equals(field)) {
-                    payload = p.readValueAsTree();
+                    pl = new Payload();
+                    if (t == JsonToken.VALUE_NULL) {
+                        pl.nullPayload = true;
+                    } else if (t == JsonToken.START_OBJECT) {
+                        readPayload(p, pl);
+                    } else {
+                        throw new MalformedRecordException("payload is not an object");
+                    }
                 } else {
                     p.skipChildren();
                 }
@@ -99,16 +145,205 @@ public final class DebeziumEventReader {
         } catch (IOException e) {
             throw new MalformedRecordException("change event is not JSON: " + e.getMessage());
         }
-        if (payload == null || schemaStart < 0) {
+        if (pl == null || schemaStart < 0) {
             throw new MalformedRecordException(
                     "change event has no schema/payload envelope; the connector's value converter"
                             + " must be JsonConverter with value.converter.schemas.enable=true");
         }
-        if (payload.isNull()) {
+        if (pl.nullPayload) {
             return null;
         }
         List<ColumnSpec> columns = columnsOf(value, schemaStart, schemaEnd);
-        return toEvent(readKey(keyBytes), payload, columns, recordTimestamp);
+        remember(value, schemaStart, schemaEnd, columns);
+        return toEvent(keyBytes, value, pl, columns, recordTimestamp, 0);
+    }
+
+    private ChangeEvent toEvent(
+            byte[] keyBytes,
+            byte[] value,
+            Payload pl,
+            List<ColumnSpec> columns,
+            long recordTimestamp,
+            int offset) {
+        if ("cudr".indexOf(pl.op) < 0) {
+            throw new MalformedRecordException("unsupported op '" + pl.op + "'");
+        }
+        if (!pl.seenSource || pl.table == null) {
+            throw new MalformedRecordException("change event has no source block");
+        }
+        RowImage after = null;
+        if (pl.op != 'd') {
+            if (pl.afterNull) {
+                throw new MalformedRecordException("'" + pl.op + "' event without an after image");
+            }
+            after =
+                    RowImage.ofJson(
+                            Arrays.copyOfRange(
+                                    value, offset + pl.afterStart, offset + pl.afterEnd));
+        }
+        ObjectNode key = readKey(keyBytes);
+        long commitMs = pl.sourceTsMs == Long.MIN_VALUE ? recordTimestamp : pl.sourceTsMs;
+        return new ChangeEvent(
+                pl.schema + "." + pl.table,
+                key,
+                pl.op,
+                after,
+                pl.unavailable,
+                keyed(columns, key),
+                pl.lsn,
+                pl.txId,
+                commitMs,
+                pl.capturedMs == Long.MIN_VALUE ? commitMs : pl.capturedMs,
+                recordTimestamp,
+                pl.op == 'd' ? null : pl.generator);
+    }
+
+    /**
+     * JsonConverter writes {@code {"schema":<schema>,"payload":<payload>}}; when the schema part is
+     * byte-for-byte one seen before, the payload can be read without tokenising the schema.
+     */
+    private KnownSchema matchKnownSchema(byte[] value) {
+        if (value.length < SCHEMA_FIELD.length + PREFIX || !startsWith(value, 0, SCHEMA_FIELD)) {
+            return null;
+        }
+        List<KnownSchema> candidates = byPrefix.get(prefixHash(value, SCHEMA_FIELD.length));
+        if (candidates == null) {
+            return null;
+        }
+        for (KnownSchema k : candidates) {
+            int end = SCHEMA_FIELD.length + k.bytes().length;
+            if (value.length > end + PAYLOAD_FIELD.length
+                    && Arrays.equals(
+                            value, SCHEMA_FIELD.length, end, k.bytes(), 0, k.bytes().length)
+                    && startsWith(value, end, PAYLOAD_FIELD)) {
+                return k;
+            }
+        }
+        return null;
+    }
+
+    private void remember(byte[] value, int start, int end, List<ColumnSpec> columns) {
+        if (start != SCHEMA_FIELD.length
+                || end - start < PREFIX
+                || !startsWith(value, 0, SCHEMA_FIELD)
+                || !startsWith(value, end, PAYLOAD_FIELD)) {
+            return;
+        }
+        if (byPrefix.size() >= MAX_CACHED_SCHEMAS) {
+            byPrefix.clear();
+        }
+        byPrefix.computeIfAbsent(prefixHash(value, start), h -> new ArrayList<>(1))
+                .add(new KnownSchema(Arrays.copyOfRange(value, start, end), columns));
+    }
+
+    private static int prefixHash(byte[] b, int from) {
+        int h = 1;
+        for (int i = from; i < from + PREFIX; i++) {
+            h = 31 * h + b[i];
+        }
+        return h;
+    }
+
+    private static boolean startsWith(byte[] b, int at, byte[] prefix) {
+        return b.length >= at + prefix.length
+                && Arrays.equals(b, at, at + prefix.length, prefix, 0, prefix.length);
+    }
+
+    private void readPayload(JsonParser p, Payload pl) throws IOException {
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            JsonToken t = p.nextToken();
+            switch (field) {
+                case "op" -> {
+                    String op = p.getText();
+                    pl.op = op.length() == 1 ? op.charAt(0) : '?';
+                }
+                case "ts_ms" -> pl.capturedMs = p.getValueAsLong(Long.MIN_VALUE);
+                case "after" -> {
+                    if (t == JsonToken.START_OBJECT) {
+                        pl.afterNull = false;
+                        pl.afterStart = (int) p.currentTokenLocation().getByteOffset();
+                        scanAfter(p, pl);
+                        pl.afterEnd = (int) p.currentTokenLocation().getByteOffset() + 1;
+                    } else {
+                        p.skipChildren();
+                    }
+                }
+                case "source" -> {
+                    if (t != JsonToken.START_OBJECT) {
+                        p.skipChildren();
+                        break;
+                    }
+                    pl.seenSource = true;
+                    while (p.nextToken() == JsonToken.FIELD_NAME) {
+                        String sf = p.currentName();
+                        JsonToken st = p.nextToken();
+                        switch (sf) {
+                            case "schema" -> pl.schema = p.getValueAsString();
+                            case "table" -> pl.table = p.getValueAsString();
+                            case "ts_ms" -> pl.sourceTsMs = p.getValueAsLong(Long.MIN_VALUE);
+                            case "lsn" -> pl.lsn = p.getValueAsLong(0);
+                            case "txId" -> pl.txId = p.getValueAsLong(0);
+                            default -> {
+                                if (st == JsonToken.START_OBJECT || st == JsonToken.START_ARRAY) {
+                                    p.skipChildren();
+                                }
+                            }
+                        }
+                    }
+                }
+                default -> p.skipChildren();
+            }
+        }
+    }
+
+    /** Walks the after image: finds placeholders and the generator column. */
+    private void scanAfter(JsonParser p, Payload pl) throws IOException {
+        List<String> unavailable = null;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String col = p.currentName();
+            JsonToken t = p.nextToken();
+            boolean placeholderValue = false;
+            if (t == JsonToken.VALUE_STRING) {
+                placeholderValue = isPlaceholder(p.getText());
+            } else if (t == JsonToken.START_ARRAY) {
+                JsonToken first = p.nextToken();
+                if (first == JsonToken.VALUE_STRING && isPlaceholder(p.getText())) {
+                    placeholderValue = p.nextToken() == JsonToken.END_ARRAY;
+                    if (!placeholderValue) {
+                        p.skipChildren();
+                        skipRestOfArray(p);
+                    }
+                } else if (first != JsonToken.END_ARRAY) {
+                    p.skipChildren();
+                    skipRestOfArray(p);
+                }
+            } else if (t == JsonToken.START_OBJECT) {
+                p.skipChildren();
+            } else if (t.isNumeric() && col.equals(generatorColumn)) {
+                pl.generator = p.getLongValue();
+            }
+            if (placeholderValue) {
+                if (unavailable == null) {
+                    unavailable = new ArrayList<>(2);
+                }
+                unavailable.add(col);
+            }
+        }
+        if (unavailable != null) {
+            pl.unavailable = Collections.unmodifiableList(unavailable);
+        }
+    }
+
+    private static void skipRestOfArray(JsonParser p) throws IOException {
+        JsonToken t;
+        while ((t = p.nextToken()) != JsonToken.END_ARRAY && t != null) {
+            p.skipChildren();
+        }
+    }
+
+    private boolean isPlaceholder(String s) {
+        return s.equals(placeholder) || s.equals(placeholderBase64);
     }
 
     private ObjectNode readKey(byte[] keyBytes) {
@@ -130,85 +365,9 @@ public final class DebeziumEventReader {
             throw new MalformedRecordException("key is not a JSON object");
         }
         ObjectNode key = (ObjectNode) k;
-        // added by Debezium's ByLogicalTableRouter to keep keys of routed tables apart
+        // added by Debezium's ToLogicalTopicRouter to keep keys of routed tables apart
         key.remove(ROUTER_KEY_FIELD);
         return key;
-    }
-
-    private ChangeEvent toEvent(
-            ObjectNode key, JsonNode payload, List<ColumnSpec> columns, long recordTimestamp) {
-        String opText = payload.path("op").asText("");
-        if (opText.length() != 1 || "cudr".indexOf(opText.charAt(0)) < 0) {
-            throw new MalformedRecordException("unsupported op '" + opText + "'");
-        }
-        char op = opText.charAt(0);
-        JsonNode source = payload.get("source");
-        if (source == null || !source.isObject()) {
-            throw new MalformedRecordException("change event has no source block");
-        }
-        String table = source.path("schema").asText() + "." + source.path("table").asText();
-        JsonNode afterNode = payload.get("after");
-        ObjectNode after = null;
-        List<String> unavailable = List.of();
-        Long generator = null;
-        if (op != 'd') {
-            if (afterNode == null || !afterNode.isObject()) {
-                throw new MalformedRecordException("'" + op + "' event without an after image");
-            }
-            after = (ObjectNode) afterNode;
-            unavailable = unavailableColumns(after);
-            if (generatorColumn != null) {
-                JsonNode g = after.get(generatorColumn);
-                if (g != null && g.canConvertToLong()) {
-                    generator = g.asLong();
-                }
-            }
-        }
-        long commitMs = source.path("ts_ms").asLong(recordTimestamp);
-        return new ChangeEvent(
-                table,
-                key,
-                op,
-                after,
-                unavailable,
-                keyedColumns(columns, key),
-                source.path("lsn").asLong(0),
-                source.path("txId").asLong(0),
-                commitMs,
-                payload.path("ts_ms").asLong(commitMs),
-                recordTimestamp,
-                generator);
-    }
-
-    private List<String> unavailableColumns(ObjectNode after) {
-        List<String> out = null;
-        for (Iterator<Map.Entry<String, JsonNode>> it = after.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
-            if (isPlaceholder(e.getValue())) {
-                if (out == null) {
-                    out = new ArrayList<>(2);
-                }
-                out.add(e.getKey());
-            }
-        }
-        if (out == null) {
-            return List.of();
-        }
-        for (String c : out) {
-            after.putNull(c);
-        }
-        return Collections.unmodifiableList(out);
-    }
-
-    private boolean isPlaceholder(JsonNode v) {
-        if (v.isTextual()) {
-            String s = v.textValue();
-            return s.equals(placeholder) || s.equals(placeholderBase64);
-        }
-        if (v.isArray() && v.size() == 1) {
-            return isPlaceholder(v.get(0));
-        }
-        return false;
     }
 
     private List<ColumnSpec> columnsOf(byte[] value, int start, int end) {
@@ -218,6 +377,9 @@ public final class DebeziumEventReader {
             return cached;
         }
         List<ColumnSpec> parsed = parseColumns(value, start, end);
+        if (schemaCache.size() >= MAX_CACHED_SCHEMAS) {
+            schemaCache.clear();
+        }
         schemaCache.put(probe.copy(), parsed);
         return parsed;
     }
@@ -274,11 +436,11 @@ public final class DebeziumEventReader {
         }
     }
 
-    private List<ColumnSpec> keyedColumns(List<ColumnSpec> columns, ObjectNode key) {
+    private Schemas.Described keyed(List<ColumnSpec> columns, ObjectNode key) {
         Set<String> keyNames = new HashSet<>();
         key.fieldNames().forEachRemaining(keyNames::add);
         KeyedSchema ks = new KeyedSchema(columns, keyNames);
-        List<ColumnSpec> hit = keyedCache.get(ks);
+        Schemas.Described hit = keyedCache.get(ks);
         if (hit != null) {
             return hit;
         }
@@ -286,15 +448,15 @@ public final class DebeziumEventReader {
         for (ColumnSpec c : columns) {
             out.add(c.withKey(keyNames.contains(c.name())));
         }
-        List<ColumnSpec> result = Collections.unmodifiableList(out);
-        if (keyedCache.size() > MAX_CACHED_SCHEMAS) {
+        Schemas.Described d = Schemas.describe(out);
+        if (keyedCache.size() >= MAX_CACHED_SCHEMAS) {
             keyedCache.clear();
         }
-        keyedCache.put(ks, result);
-        return result;
+        keyedCache.put(ks, d);
+        return d;
     }
 
-    /** Identity of a parsed schema plus its key columns (list identity is enough: it is cached). */
+    /** Identity of a parsed schema plus its key columns (list identity: lists are cached). */
     private record KeyedSchema(List<ColumnSpec> columns, Set<String> keyNames) {
         @Override
         public boolean equals(Object o) {
@@ -309,7 +471,10 @@ public final class DebeziumEventReader {
         }
     }
 
-    /** A byte range holding a schema, compared by content. */
+    /**
+     * A byte range holding a schema, compared by content. The hash samples the range; equality
+     * compares it all (a vectorised memcmp).
+     */
     private static final class SchemaBytes {
         private final byte[] bytes;
         private final int from;
@@ -320,8 +485,13 @@ public final class DebeziumEventReader {
             this.bytes = bytes;
             this.from = from;
             this.to = to;
-            int h = 1;
-            for (int i = from; i < to; i++) {
+            int len = to - from;
+            int h = len;
+            int step = Math.max(1, len / 64);
+            for (int i = from; i < to; i += step) {
+                h = 31 * h + bytes[i];
+            }
+            for (int i = Math.max(from, to - 32); i < to; i++) {
                 h = 31 * h + bytes[i];
             }
             this.hash = h;

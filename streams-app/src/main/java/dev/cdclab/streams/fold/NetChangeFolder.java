@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetChangeMode;
 import dev.cdclab.change.NetOperation;
+import dev.cdclab.change.RowImage;
 import dev.cdclab.change.StageTimes;
 import dev.cdclab.streams.debezium.ChangeEvent;
 import java.util.ArrayList;
@@ -24,7 +25,7 @@ public final class NetChangeFolder {
         boolean existedBefore;
         long firstLsn;
         int count;
-        ObjectNode prevImage;
+        RowImage prevImage;
         List<String> prevUnchanged;
         if (prev == null) {
             // a snapshot read or an insert says the row was absent from the warehouse's view
@@ -40,22 +41,24 @@ public final class NetChangeFolder {
             prevImage = prev.image();
             prevUnchanged = prev.unchanged();
         }
-        ObjectNode image = null;
+        RowImage image = null;
         List<String> unchanged = List.of();
         if (ev.rowExistsAfter()) {
             image = ev.after();
-            if (!ev.unavailable().isEmpty()) {
-                image = image.deepCopy();
+            unchanged = ev.unavailable();
+            if (!unchanged.isEmpty() && prevImage != null) {
+                // a placeholder never replaces a value this interval has already seen
+                ObjectNode resolved = image.tree().deepCopy();
                 List<String> still = new ArrayList<>();
-                for (String col : ev.unavailable()) {
-                    JsonNode known = prevImage == null ? null : prevImage.get(col);
+                for (String col : unchanged) {
+                    JsonNode known = prevImage.get(col);
                     if (known != null && !prevUnchanged.contains(col)) {
-                        image.set(col, known);
+                        resolved.set(col, known);
                     } else {
-                        image.putNull(col);
                         still.add(col);
                     }
                 }
+                image = RowImage.of(resolved);
                 unchanged = List.copyOf(still);
             }
         }
@@ -67,7 +70,7 @@ public final class NetChangeFolder {
                 ev.rowExistsAfter(),
                 image,
                 unchanged,
-                ev.columns(),
+                ev.schema(),
                 firstLsn,
                 ev.lsn(),
                 ev.txId(),
@@ -117,7 +120,7 @@ public final class NetChangeFolder {
                 p.key(),
                 op == NetOperation.DELETE ? null : p.image(),
                 op == NetOperation.DELETE ? List.of() : p.unchanged(),
-                p.columns(),
+                p.schema(),
                 p.interval().startMs(),
                 p.interval().endMs(),
                 p.firstLsn(),

@@ -1,7 +1,8 @@
 package dev.cdclab.streams.fold;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.cdclab.change.ColumnSpec;
+import dev.cdclab.change.RowImage;
+import dev.cdclab.change.Schemas;
 import java.util.List;
 
 /**
@@ -14,7 +15,7 @@ import java.util.List;
  * @param existsAfter whether the row exists after the last change seen
  * @param image current row image; null when the row does not exist
  * @param unchanged columns of {@code image} whose value is not known (unchanged TOASTed values)
- * @param columns latest column list
+ * @param schema latest column list
  * @param firstLsn log position of the first change
  * @param lastLsn log position of the last change
  * @param txId transaction of the last change
@@ -31,9 +32,9 @@ public record PendingChange(
         Interval interval,
         boolean existedBefore,
         boolean existsAfter,
-        ObjectNode image,
+        RowImage image,
         List<String> unchanged,
-        List<ColumnSpec> columns,
+        Schemas.Described schema,
         long firstLsn,
         long lastLsn,
         long txId,

@@ -1,20 +1,25 @@
 package dev.cdclab.streams.fold;
 
-import dev.cdclab.change.NetChange;
-import dev.cdclab.change.NetChangeCodec;
-import dev.cdclab.change.NetChangeMode;
-import dev.cdclab.change.NetChangeRecord;
-import dev.cdclab.change.NetOperation;
-import dev.cdclab.change.StageTimes;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cdclab.change.MalformedRecordException;
+import dev.cdclab.change.RowImage;
+import dev.cdclab.change.Schemas;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongFunction;
 
 /**
- * Byte encodings of the fold state store: keys sort by interval start, then discriminator, then
- * table and key, so closing intervals is one range scan.
+ * Binary encodings of the fold state store. Keys sort by interval start, then discriminator, then
+ * table and key, so closing intervals is one range scan. Values hold the schema by id; the column
+ * lists live in a store of their own.
  */
 public final class PendingCodec {
-    private static final int HEADER = 1 + 8;
+    private static final byte VERSION = 1;
+    private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private PendingCodec() {}
 
@@ -36,62 +41,123 @@ public final class PendingCodec {
     }
 
     public static byte[] encode(PendingChange p) {
-        int flags = (p.existedBefore() ? 1 : 0) | (p.existsAfter() ? 2 : 0);
-        NetChange asChange =
-                new NetChange(
-                        p.table(),
-                        p.existsAfter() ? NetOperation.INSERT : NetOperation.DELETE,
-                        p.key(),
-                        p.image(),
-                        p.unchanged(),
-                        p.columns(),
-                        p.interval().startMs(),
-                        p.interval().endMs(),
-                        p.firstLsn(),
-                        p.lastLsn(),
-                        p.txId(),
-                        p.commitMs(),
-                        p.rawChanges(),
-                        p.snapshot(),
-                        NetChangeMode.ALL,
-                        new StageTimes(p.commitMs(), p.capturedMs(), p.kafkaAppendMs(), 0),
-                        p.generatorCommitMicros());
-        byte[] body = NetChangeCodec.encode(asChange);
-        return ByteBuffer.allocate(HEADER + body.length)
-                .put((byte) flags)
-                .putLong(p.interval().discriminator())
-                .put(body)
-                .array();
+        byte[] table = p.table().getBytes(StandardCharsets.UTF_8);
+        byte[] key = p.key().toString().getBytes(StandardCharsets.UTF_8);
+        byte[] image = p.image() == null ? new byte[0] : p.image().json();
+        List<byte[]> unchanged = new ArrayList<>(p.unchanged().size());
+        int unchangedBytes = 0;
+        for (String u : p.unchanged()) {
+            byte[] b = u.getBytes(StandardCharsets.UTF_8);
+            unchanged.add(b);
+            unchangedBytes += 4 + b.length;
+        }
+        int flags =
+                (p.existedBefore() ? 1 : 0)
+                        | (p.existsAfter() ? 2 : 0)
+                        | (p.snapshot() ? 4 : 0)
+                        | (p.image() != null ? 8 : 0)
+                        | (p.generatorCommitMicros() != null ? 16 : 0);
+        ByteBuffer b =
+                ByteBuffer.allocate(
+                        2
+                                + 8 * 12
+                                + 4
+                                + 4
+                                + table.length
+                                + 4
+                                + key.length
+                                + 4
+                                + unchangedBytes
+                                + 4
+                                + image.length);
+        b.put(VERSION).put((byte) flags);
+        b.putLong(p.interval().startMs()).putLong(p.interval().endMs());
+        b.putLong(p.interval().discriminator());
+        b.putLong(p.firstLsn()).putLong(p.lastLsn()).putLong(p.txId()).putLong(p.commitMs());
+        b.putLong(p.capturedMs()).putLong(p.kafkaAppendMs());
+        b.putLong(p.generatorCommitMicros() == null ? 0 : p.generatorCommitMicros());
+        b.putLong(p.schema().id());
+        b.putLong(0);
+        b.putInt(p.rawChanges());
+        b.putInt(table.length).put(table);
+        b.putInt(key.length).put(key);
+        b.putInt(unchanged.size());
+        for (byte[] u : unchanged) {
+            b.putInt(u.length).put(u);
+        }
+        b.putInt(image.length).put(image);
+        return b.array();
     }
 
-    public static PendingChange decode(byte[] bytes) {
+    /**
+     * Decodes a stored value.
+     *
+     * @param schemas finds a column list by id
+     */
+    public static PendingChange decode(byte[] bytes, LongFunction<Schemas.Described> schemas) {
         if (bytes == null) {
             return null;
         }
-        ByteBuffer buf = ByteBuffer.wrap(bytes);
-        int flags = buf.get();
-        long discriminator = buf.getLong();
-        byte[] body = new byte[bytes.length - HEADER];
-        buf.get(body);
-        NetChangeRecord r = NetChangeCodec.decode(body);
-        NetChange c = (NetChange) r;
+        ByteBuffer b = ByteBuffer.wrap(bytes);
+        if (b.get() != VERSION) {
+            throw new MalformedRecordException("unknown fold-state version");
+        }
+        int flags = b.get();
+        long start = b.getLong();
+        long end = b.getLong();
+        long discriminator = b.getLong();
+        long firstLsn = b.getLong();
+        long lastLsn = b.getLong();
+        long txId = b.getLong();
+        long commitMs = b.getLong();
+        long capturedMs = b.getLong();
+        long kafkaMs = b.getLong();
+        long generator = b.getLong();
+        long schemaId = b.getLong();
+        b.getLong();
+        int raw = b.getInt();
+        String table = string(b);
+        String key = string(b);
+        int n = b.getInt();
+        List<String> unchanged = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            unchanged.add(string(b));
+        }
+        byte[] image = new byte[b.getInt()];
+        b.get(image);
+        Schemas.Described schema = schemas.apply(schemaId);
+        if (schema == null) {
+            throw new MalformedRecordException("fold state refers to unknown schema " + schemaId);
+        }
+        ObjectNode keyNode;
+        try {
+            keyNode = (ObjectNode) MAPPER.readTree(key);
+        } catch (IOException e) {
+            throw new MalformedRecordException("fold state key is not JSON");
+        }
         return new PendingChange(
-                c.table(),
-                c.key(),
-                new Interval(c.intervalStartMs(), c.intervalEndMs(), discriminator),
+                table,
+                keyNode,
+                new Interval(start, end, discriminator),
                 (flags & 1) != 0,
                 (flags & 2) != 0,
-                c.after(),
-                c.unchanged(),
-                c.columns(),
-                c.firstLsn(),
-                c.lastLsn(),
-                c.txId(),
-                c.commitMs(),
-                c.stages().capturedMs(),
-                c.stages().kafkaAppendMs(),
-                c.rawChanges(),
-                c.snapshot(),
-                c.generatorCommitMicros());
+                (flags & 8) != 0 ? RowImage.ofJson(image) : null,
+                List.copyOf(unchanged),
+                schema,
+                firstLsn,
+                lastLsn,
+                txId,
+                commitMs,
+                capturedMs,
+                kafkaMs,
+                raw,
+                (flags & 4) != 0,
+                (flags & 16) != 0 ? generator : null);
+    }
+
+    private static String string(ByteBuffer b) {
+        byte[] s = new byte[b.getInt()];
+        b.get(s);
+        return new String(s, StandardCharsets.UTF_8);
     }
 }

@@ -5,6 +5,7 @@ import dev.cdclab.change.MalformedRecordException;
 import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetChangeCodec;
 import dev.cdclab.change.NetChangeMode;
+import dev.cdclab.change.Schemas;
 import dev.cdclab.streams.debezium.ChangeEvent;
 import dev.cdclab.streams.debezium.DebeziumEventReader;
 import dev.cdclab.streams.fold.Interval;
@@ -15,7 +16,9 @@ import dev.cdclab.streams.fold.PendingCodec;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -29,14 +32,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Folds Debezium change events into per-key, per-interval state and emits the net changes of an
- * interval when a watermark says the interval is complete, followed by an {@link IntervalMarker} on
- * every output partition.
+ * Folds Debezium change events into per-key, per-interval state. Its partition arrives in source
+ * commit order, so the newest commit time seen (data or heartbeat) is a watermark: once it passes
+ * an interval's end by the grace, the interval's net changes are emitted, followed by an {@link
+ * IntervalMarker} on every output partition.
  */
-final class NetChangeProcessor implements Processor<byte[], Object, byte[], byte[]> {
+final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte[]> {
     private static final Logger LOG = LoggerFactory.getLogger(NetChangeProcessor.class);
 
-    private final String watermarkTopic;
+    private final String heartbeatTable;
+    private final long graceMs;
     private final IntervalClock clock;
     private final NetChangeMode mode;
     private final int tasks;
@@ -45,18 +50,23 @@ final class NetChangeProcessor implements Processor<byte[], Object, byte[], byte
     private ProcessorContext<byte[], byte[]> context;
     private KeyValueStore<Bytes, byte[]> pending;
     private KeyValueStore<Integer, Long> progress;
+    private KeyValueStore<Long, byte[]> schemaStore;
+    private final Map<Long, Schemas.Described> schemas = new HashMap<>();
     private int task;
     private long closedThrough;
+    private long watermark = Long.MIN_VALUE;
     private long lastLateWarning;
 
     NetChangeProcessor(
-            String watermarkTopic,
+            String heartbeatTable,
+            long graceMs,
             IntervalClock clock,
             NetChangeMode mode,
             int tasks,
             DebeziumEventReader reader,
             NetChangeStats stats) {
-        this.watermarkTopic = watermarkTopic;
+        this.heartbeatTable = heartbeatTable;
+        this.graceMs = graceMs;
         this.clock = clock;
         this.mode = mode;
         this.tasks = tasks;
@@ -69,25 +79,17 @@ final class NetChangeProcessor implements Processor<byte[], Object, byte[], byte
         this.context = context;
         this.pending = context.getStateStore(NetChangeTopology.PENDING_STORE);
         this.progress = context.getStateStore(NetChangeTopology.PROGRESS_STORE);
+        this.schemaStore = context.getStateStore(NetChangeTopology.SCHEMA_STORE);
         this.task = context.taskId().partition();
         Long restored = progress.get(task);
         this.closedThrough = restored == null ? Long.MIN_VALUE : restored;
     }
 
     @Override
-    public void process(Record<byte[], Object> record) {
-        String topic = context.recordMetadata().map(RecordMetadata::topic).orElse("");
-        if (topic.equals(watermarkTopic)) {
-            close((Long) record.value(), record.timestamp());
-        } else {
-            onChange(record);
-        }
-    }
-
-    private void onChange(Record<byte[], Object> record) {
+    public void process(Record<byte[], byte[]> record) {
         ChangeEvent ev;
         try {
-            ev = reader.read(record.key(), (byte[]) record.value(), record.timestamp());
+            ev = reader.read(record.key(), record.value(), record.timestamp());
         } catch (MalformedRecordException e) {
             deadLetter(record, e.getMessage());
             return;
@@ -95,7 +97,22 @@ final class NetChangeProcessor implements Processor<byte[], Object, byte[], byte
         if (ev == null) {
             return;
         }
-        stats.countRaw(ev.table());
+        if (ev.table().equals(heartbeatTable)) {
+            stats.countHeartbeat();
+        } else {
+            fold(ev, record);
+        }
+        if (ev.commitMs() > watermark) {
+            watermark = ev.commitMs();
+            long bound = clock.boundary(watermark - graceMs);
+            if (bound > closedThrough) {
+                close(bound, record.timestamp());
+            }
+        }
+    }
+
+    private void fold(ChangeEvent ev, Record<byte[], byte[]> record) {
+        stats.countRaw(ev.table(), ev.snapshot());
         Interval interval = clock.assign(ev.commitMs(), ev.txId());
         if (clock.isClosed(interval, closedThrough)) {
             interval = clock.earliestOpen(closedThrough, ev.txId());
@@ -116,8 +133,13 @@ final class NetChangeProcessor implements Processor<byte[], Object, byte[], byte
             emit(NetChangeFolder.passThrough(ev, interval, System.currentTimeMillis()), record);
             return;
         }
+        Schemas.Described schema = ev.schema();
+        if (!schemas.containsKey(schema.id())) {
+            schemaStore.put(schema.id(), schema.json());
+            schemas.put(schema.id(), schema);
+        }
         Bytes key = Bytes.wrap(PendingCodec.key(interval, ev.tableKey()));
-        PendingChange prev = PendingCodec.decode(pending.get(key));
+        PendingChange prev = PendingCodec.decode(pending.get(key), this::schema);
         pending.put(key, PendingCodec.encode(NetChangeFolder.fold(prev, ev, interval)));
     }
 
@@ -137,7 +159,7 @@ final class NetChangeProcessor implements Processor<byte[], Object, byte[], byte
                     if (ByteBuffer.wrap(kv.key.get()).getLong() > maxStart) {
                         continue;
                     }
-                    PendingChange p = PendingCodec.decode(kv.value);
+                    PendingChange p = PendingCodec.decode(kv.value, this::schema);
                     Optional<NetChange> change = NetChangeFolder.close(p, mode, now);
                     if (change.isPresent()) {
                         emit(change.get(), null);
@@ -160,7 +182,20 @@ final class NetChangeProcessor implements Processor<byte[], Object, byte[], byte
                 NetChangeTopology.NET_CHANGES_SINK);
     }
 
-    private void emit(NetChange change, Record<byte[], Object> source) {
+    private Schemas.Described schema(long id) {
+        Schemas.Described d = schemas.get(id);
+        if (d == null) {
+            byte[] json = schemaStore.get(id);
+            if (json == null) {
+                return null;
+            }
+            d = new Schemas.Described(Schemas.fromJson(json), id, json);
+            schemas.put(id, d);
+        }
+        return d;
+    }
+
+    private void emit(NetChange change, Record<byte[], byte[]> source) {
         long ts = source == null ? change.commitMs() : source.timestamp();
         context.forward(
                 new Record<>(NetChangeCodec.key(change), NetChangeCodec.encode(change), ts),
@@ -168,7 +203,7 @@ final class NetChangeProcessor implements Processor<byte[], Object, byte[], byte
         stats.countNet(change.table());
     }
 
-    private void deadLetter(Record<byte[], Object> record, String reason) {
+    private void deadLetter(Record<byte[], byte[]> record, String reason) {
         stats.countDeadLetter();
         RecordMetadata md = context.recordMetadata().orElse(null);
         LOG.error(
@@ -177,8 +212,7 @@ final class NetChangeProcessor implements Processor<byte[], Object, byte[], byte
                 md == null ? -1 : md.partition(),
                 md == null ? -1 : md.offset(),
                 reason);
-        Record<byte[], byte[]> out =
-                new Record<>(record.key(), (byte[]) record.value(), record.timestamp());
+        Record<byte[], byte[]> out = new Record<>(record.key(), record.value(), record.timestamp());
         out.headers().add("cdclab.error", reason.getBytes(StandardCharsets.UTF_8));
         if (md != null) {
             out.headers()

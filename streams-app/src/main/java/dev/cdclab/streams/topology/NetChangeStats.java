@@ -13,6 +13,8 @@ public final class NetChangeStats {
     private final LongAdder vanishedRaw = new LongAdder();
     private final LongAdder late = new LongAdder();
     private final LongAdder deadLetters = new LongAdder();
+    private final LongAdder heartbeats = new LongAdder();
+    private final LongAdder snapshotChanges = new LongAdder();
     private final AtomicLong closedThroughMs = new AtomicLong(Long.MIN_VALUE);
     private final Map<String, TableCounts> tables = new ConcurrentHashMap<>();
 
@@ -36,8 +38,11 @@ public final class NetChangeStats {
         }
     }
 
-    void countRaw(String table) {
+    void countRaw(String table, boolean snapshot) {
         rawChanges.increment();
+        if (snapshot) {
+            snapshotChanges.increment();
+        }
         tables.computeIfAbsent(table, t -> new TableCounts()).raw.increment();
     }
 
@@ -50,6 +55,10 @@ public final class NetChangeStats {
         vanished.increment();
         vanishedRaw.add(raw);
         tables.computeIfAbsent(table, t -> new TableCounts()).vanished.increment();
+    }
+
+    void countHeartbeat() {
+        heartbeats.increment();
     }
 
     void countLate() {
@@ -67,6 +76,16 @@ public final class NetChangeStats {
     /** Raw change events read. */
     public long rawChanges() {
         return rawChanges.sum();
+    }
+
+    /** Snapshot reads among the raw changes. */
+    public long snapshotChanges() {
+        return snapshotChanges.sum();
+    }
+
+    /** Heartbeat events seen (they only move the watermark). */
+    public long heartbeats() {
+        return heartbeats.sum();
     }
 
     /** Net changes emitted. */

@@ -14,10 +14,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.LongDeserializer;
-import org.apache.kafka.common.serialization.LongSerializer;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
@@ -29,15 +26,17 @@ import org.apache.kafka.streams.state.Stores;
  * The net-change topology, as a pure factory.
  *
  * <pre>
- * &lt;prefix&gt;.transaction ──► watermark-broadcast ──► &lt;app&gt;-watermarks (every partition)
- *                                                          │
- * &lt;prefix&gt;.changes ─────────────────────────────────────────► net-change-fold ──► net changes + markers
- *                                                                          └─► dead letters
+ * &lt;prefix&gt;.changes ──► net-change-fold ──► net changes, then interval markers (every partition)
+ *                               └──► dead letters
  * </pre>
+ *
+ * <p>One task per partition of the changes topic; the partition's own commit times (data and
+ * heartbeat events) tell the task when an interval is complete.
  */
 public final class NetChangeTopology {
     static final String PENDING_STORE = "net-change-pending";
     static final String PROGRESS_STORE = "net-change-progress";
+    static final String SCHEMA_STORE = "net-change-schemas";
     static final String NET_CHANGES_SINK = "net-changes";
     static final String DEAD_LETTER_SINK = "dead-letters";
 
@@ -58,44 +57,22 @@ public final class NetChangeTopology {
 
         Topology t = new Topology();
         t.addSource(
-                "transactions",
-                new ByteArrayDeserializer(),
-                new ByteArrayDeserializer(),
-                config.transactionTopic());
-        t.addProcessor(
-                "watermark-broadcast",
-                () -> new WatermarkBroadcaster(clock, graceMs),
-                "transactions");
-        t.addSink(
-                "watermarks",
-                config.watermarkTopic(),
-                new StringSerializer(),
-                new LongSerializer(),
-                NetChangeTopology.<String, Long>everyPartition(),
-                "watermark-broadcast");
-
-        t.addSource(
                 "change-events",
                 new ByteArrayDeserializer(),
                 new ByteArrayDeserializer(),
                 config.changeTopic());
-        t.addSource(
-                "watermark-events",
-                new ByteArrayDeserializer(),
-                new LongDeserializer(),
-                config.watermarkTopic());
         t.addProcessor(
                 "net-change-fold",
                 () ->
                         new NetChangeProcessor(
-                                config.watermarkTopic(),
+                                config.get(NetChangeConfig.HEARTBEAT_TABLE),
+                                graceMs,
                                 clock,
                                 config.get(NetChangeConfig.MODE),
                                 tasks,
                                 new DebeziumEventReader(placeholder, generatorColumn),
                                 stats),
-                "change-events",
-                "watermark-events");
+                "change-events");
         KeyValueBytesStoreSupplier pendingSupplier =
                 config.get(NetChangeConfig.STATE_STORE) == StateStoreType.ROCKSDB
                         ? Stores.persistentKeyValueStore(PENDING_STORE)
@@ -109,6 +86,12 @@ public final class NetChangeTopology {
                         Stores.inMemoryKeyValueStore(PROGRESS_STORE),
                         Serdes.Integer(),
                         Serdes.Long()),
+                "net-change-fold");
+        t.addStateStore(
+                Stores.keyValueStoreBuilder(
+                        Stores.inMemoryKeyValueStore(SCHEMA_STORE),
+                        Serdes.Long(),
+                        Serdes.ByteArray()),
                 "net-change-fold");
         t.addSink(
                 NET_CHANGES_SINK,
@@ -151,7 +134,11 @@ public final class NetChangeTopology {
         // Streams defaults producers to linger.ms=100; every net change would wait for it
         p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 5);
         p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "lz4");
+        p.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), 262144);
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
+        // wait up to 10 ms for 64 KB rather than one request per trickle of records
+        p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MIN_BYTES_CONFIG), 65536);
+        p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 10);
         config.kafkaOverrides().forEach(p::put);
         return p;
     }
@@ -201,6 +188,6 @@ public final class NetChangeTopology {
 
     /** Store names, for tests and tools. */
     public static Set<String> storeNames() {
-        return Set.of(PENDING_STORE, PROGRESS_STORE);
+        return Set.of(PENDING_STORE, PROGRESS_STORE, SCHEMA_STORE);
     }
 }

@@ -73,7 +73,16 @@ public final class LatencyRecorder {
         return Math.max(0, Math.min(ms, MAX_MS));
     }
 
-    /** Source commit to warehouse commit, all streamed changes so far. */
+    /** Forgets everything recorded so far (after a warm-up). */
+    public synchronized void reset() {
+        endToEnd.reset();
+        generator.reset();
+        stages.values().forEach(Histogram::reset);
+        recent.reset();
+        snapshotChanges = 0;
+    }
+
+    /** Source commit to warehouse commit, all streamed changes since the last reset. */
     public Histogram endToEnd() {
         return endToEnd.copy();
     }

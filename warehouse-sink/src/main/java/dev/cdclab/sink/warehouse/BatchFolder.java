@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetChangeMode;
 import dev.cdclab.change.NetOperation;
+import dev.cdclab.change.RowImage;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -57,10 +58,10 @@ public final class BatchFolder {
                 || newer.after() == null) {
             return newer;
         }
-        ObjectNode image = newer.after().deepCopy();
+        ObjectNode image = newer.after().tree().deepCopy();
         List<String> still = new ArrayList<>();
         for (String col : newer.unchanged()) {
-            if (older.after().has(col) && !older.unchanged().contains(col)) {
+            if (older.after().tree().has(col) && !older.unchanged().contains(col)) {
                 image.set(col, older.after().get(col));
             } else {
                 still.add(col);
@@ -70,9 +71,9 @@ public final class BatchFolder {
                 newer.table(),
                 newer.op(),
                 newer.key(),
-                image,
+                RowImage.of(image),
                 List.copyOf(still),
-                newer.columns(),
+                newer.schema(),
                 newer.intervalStartMs(),
                 newer.intervalEndMs(),
                 older.firstLsn(),

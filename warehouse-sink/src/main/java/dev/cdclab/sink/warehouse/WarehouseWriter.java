@@ -84,19 +84,19 @@ public final class WarehouseWriter implements AutoCloseable {
     }
 
     private long applyTable(TableName table, List<NetChange> changes) throws SQLException {
-        Map<List<ColumnSpec>, List<NetChange>> bySchema = new LinkedHashMap<>();
+        Map<Long, List<NetChange>> bySchema = new LinkedHashMap<>();
         for (NetChange c : changes) {
-            bySchema.computeIfAbsent(c.columns(), k -> new ArrayList<>()).add(c);
+            bySchema.computeIfAbsent(c.schema().id(), k -> new ArrayList<>()).add(c);
         }
         long written = 0;
-        for (Map.Entry<List<ColumnSpec>, List<NetChange>> e : bySchema.entrySet()) {
-            List<ColumnSpec> columns = e.getKey();
+        for (List<NetChange> group : bySchema.values()) {
+            List<ColumnSpec> columns = group.get(0).columns();
             if (columns.stream().noneMatch(ColumnSpec::key)) {
                 throw new SQLException("table " + table + " has no key columns; cannot merge");
             }
             ensureTable(table, columns);
-            List<StagedRow> rows = new ArrayList<>(e.getValue().size());
-            for (NetChange c : e.getValue()) {
+            List<StagedRow> rows = new ArrayList<>(group.size());
+            for (NetChange c : group) {
                 rows.add(stage(c, columns));
             }
             written += dialect.merge(connection, table, columns, rows);
@@ -109,8 +109,11 @@ public final class WarehouseWriter implements AutoCloseable {
         boolean delete = c.op() == NetOperation.DELETE;
         for (int i = 0; i < values.length; i++) {
             ColumnSpec col = columns.get(i);
-            var source = delete || c.after() == null ? c.key() : c.after();
-            values[i] = ValueText.of(col, ColumnKind.of(col), source.get(col.name()));
+            var value =
+                    delete || c.after() == null
+                            ? c.key().get(col.name())
+                            : c.after().get(col.name());
+            values[i] = ValueText.of(col, ColumnKind.of(col), value);
         }
         StringBuilder unchanged = new StringBuilder("|");
         for (String u : c.unchanged()) {

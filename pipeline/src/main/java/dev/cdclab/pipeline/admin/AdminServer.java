@@ -1,0 +1,151 @@
+package dev.cdclab.pipeline.admin;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.cdclab.config.Durations;
+import dev.cdclab.pipeline.EmbeddedPipeline;
+import dev.cdclab.pipeline.report.Numbers;
+import dev.cdclab.pipeline.verify.TableResult;
+import dev.cdclab.pipeline.verify.VerificationResult;
+import dev.cdclab.pipeline.verify.WarehouseVerifier;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running pipeline's own HTTP endpoint on loopback: {@code GET /status} and {@code POST
+ * /verify?timeout=60s}. Verification runs here because the DuckDB warehouse file admits one
+ * process, the one that writes it.
+ */
+public final class AdminServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(AdminServer.class);
+    private static final ObjectMapper MAPPER =
+            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    private final HttpServer server;
+    private final EmbeddedPipeline pipeline;
+    private final List<String> schemas;
+
+    public AdminServer(EmbeddedPipeline pipeline, List<String> schemas) throws IOException {
+        this.pipeline = pipeline;
+        this.schemas = schemas;
+        this.server =
+                HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.setExecutor(
+                Executors.newFixedThreadPool(
+                        2,
+                        r -> {
+                            Thread t = new Thread(r, "admin-http");
+                            t.setDaemon(true);
+                            return t;
+                        }));
+        server.createContext("/status", this::status);
+        server.createContext("/verify", this::verify);
+        server.start();
+    }
+
+    /** {@code http://127.0.0.1:<port>}. */
+    public String url() {
+        return "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    private void status(HttpExchange x) throws IOException {
+        Map<String, Object> m = new LinkedHashMap<>();
+        var ns = pipeline.streams().stats();
+        var ss = pipeline.sink().stats();
+        m.put("captured_changes", ns.rawChanges());
+        m.put("net_changes_applied", ss.netChanges());
+        m.put("raw_changes_applied", ss.rawChanges());
+        m.put("held", ss.held());
+        m.put("late_changes", ns.late());
+        m.put("dead_letters", ns.deadLetters());
+        m.put("applied_through_ms", ss.appliedThroughMs());
+        m.put("latency_ms", Numbers.percentiles(pipeline.sink().latency().endToEnd(), 1));
+        respond(x, 200, m);
+    }
+
+    private void verify(HttpExchange x) throws IOException {
+        if (!"POST".equals(x.getRequestMethod())) {
+            respond(x, 405, Map.of("error", "use POST"));
+            return;
+        }
+        Duration timeout = Duration.ofSeconds(60);
+        String q = x.getRequestURI().getQuery();
+        if (q != null) {
+            for (String kv : q.split("&")) {
+                if (kv.startsWith("timeout=")) {
+                    try {
+                        timeout = Durations.parse(kv.substring("timeout=".length()));
+                    } catch (RuntimeException e) {
+                        respond(x, 400, Map.of("error", "bad timeout: " + e.getMessage()));
+                        return;
+                    }
+                }
+            }
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        try {
+            Duration caughtUp = pipeline.awaitCaughtUp(timeout);
+            m.put("caught_up_s", caughtUp.toMillis() / 1000.0);
+            VerificationResult v =
+                    new WarehouseVerifier(pipeline::sourceConnection, pipeline::warehouseConnection)
+                            .verify(schemas);
+            m.put("verified", v.matches());
+            m.put("summary", v.summary());
+            List<Map<String, Object>> tables = new ArrayList<>();
+            for (TableResult t : v.tables()) {
+                Map<String, Object> r = new LinkedHashMap<>();
+                r.put("table", t.table());
+                r.put("matches", t.matches());
+                r.put("source_rows", t.sourceRows());
+                r.put("warehouse_rows", t.warehouseRows());
+                r.put("source_checksum", t.sourceChecksum());
+                r.put("warehouse_checksum", t.warehouseChecksum());
+                r.put("differences", t.differences());
+                if (t.skipped() != null) {
+                    r.put("skipped", t.skipped());
+                }
+                tables.add(r);
+            }
+            m.put("tables", tables);
+            respond(x, 200, m);
+        } catch (Exception e) {
+            LOG.warn("Verification failed to run", e);
+            m.put("verified", false);
+            m.put("error", e.getMessage());
+            respond(x, 503, m);
+        }
+    }
+
+    private static void respond(HttpExchange x, int code, Object body) throws IOException {
+        byte[] bytes = MAPPER.writeValueAsString(body).getBytes(StandardCharsets.UTF_8);
+        x.getResponseHeaders().set("Content-Type", "application/json");
+        x.sendResponseHeaders(code, bytes.length);
+        try (OutputStream os = x.getResponseBody()) {
+            os.write(bytes);
+        }
+    }
+
+    /** For clients: the base URI. */
+    public URI uri() {
+        return URI.create(url());
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}

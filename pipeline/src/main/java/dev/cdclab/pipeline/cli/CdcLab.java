@@ -1,0 +1,115 @@
+package dev.cdclab.pipeline.cli;
+
+import dev.cdclab.config.ConfigException;
+import java.io.PrintWriter;
+import org.apache.kafka.common.utils.Exit;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code cdc-lab} command line. */
+@Command(
+        name = "cdc-lab",
+        mixinStandardHelpOptions = true,
+        versionProvider = CdcLab.Version.class,
+        description = "Capture-to-warehouse pipeline and latency lab.",
+        subcommands = {
+            RunCommand.class,
+            UpCommand.class,
+            VerifyCommand.class,
+            LoadCommand.class,
+            CaptureCommand.class,
+            StreamsCommand.class,
+            SinkCommand.class,
+            ConfigCommand.class,
+            CommandLine.HelpCommand.class
+        })
+public final class CdcLab {
+    /** Exit code when verification finds differences. */
+    public static final int VERIFY_FAILED = 1;
+
+    /** Exit code for bad arguments or configuration. */
+    public static final int USAGE = 2;
+
+    /** Exit code when a part fails at run time (port in use, unreachable endpoint...). */
+    public static final int FAILED = 3;
+
+    public static void main(String[] args) {
+        System.exit(execute(args));
+    }
+
+    /** Runs a command line and returns its exit code (for tests). */
+    public static int execute(String... args) {
+        // Kafka, Connect and Streams call Exit on fatal errors; in this process that must become
+        // an error we report and clean up after, not an instant JVM exit
+        Exit.setExitProcedure(
+                (code, message) -> {
+                    throw new KafkaExitRequest(code, message);
+                });
+        Exit.setHaltProcedure(
+                (code, message) -> {
+                    throw new KafkaExitRequest(code, message);
+                });
+        Exit.setShutdownHookAdder((name, hook) -> {});
+        CommandLine cl = new CommandLine(new CdcLab());
+        cl.setCaseInsensitiveEnumValuesAllowed(true);
+        cl.setParameterExceptionHandler(
+                (ex, a) -> {
+                    PrintWriter err = ex.getCommandLine().getErr();
+                    err.println("cdc-lab: " + ex.getMessage());
+                    err.println(
+                            "Try '"
+                                    + ex.getCommandLine().getCommandSpec().qualifiedName()
+                                    + " --help'.");
+                    err.flush();
+                    return USAGE;
+                });
+        cl.setExecutionExceptionHandler(
+                (ex, commandLine, parseResult) -> {
+                    PrintWriter err = commandLine.getErr();
+                    int code =
+                            ex instanceof ConfigException || ex instanceof IllegalArgumentException
+                                    ? USAGE
+                                    : FAILED;
+                    err.println("cdc-lab: error: " + oneLine(ex));
+                    String log = Commands.currentLogFile();
+                    if (log != null) {
+                        err.println("details: " + log);
+                    }
+                    err.flush();
+                    return code;
+                });
+        return cl.execute(args);
+    }
+
+    static String oneLine(Throwable e) {
+        Throwable t = e;
+        String msg = t.getMessage();
+        while ((msg == null || msg.isBlank()) && t.getCause() != null) {
+            t = t.getCause();
+            msg = t.getMessage();
+        }
+        if (msg == null) {
+            msg = t.getClass().getSimpleName();
+        }
+        int nl = msg.indexOf('\n');
+        return nl < 0 ? msg : msg.substring(0, nl);
+    }
+
+    /** Thrown instead of a JVM exit that Kafka code asked for. */
+    static final class KafkaExitRequest extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        KafkaExitRequest(int code, String message) {
+            super("Kafka requested exit " + code + (message == null ? "" : ": " + message));
+        }
+    }
+
+    /** Version from the jar manifest. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = CdcLab.class.getPackage().getImplementationVersion();
+            return new String[] {"cdc-lab " + (v == null ? "dev" : v)};
+        }
+    }
+}

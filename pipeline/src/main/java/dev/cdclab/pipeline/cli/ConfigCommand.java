@@ -1,0 +1,116 @@
+package dev.cdclab.pipeline.cli;
+
+import dev.cdclab.capture.CaptureConfig;
+import dev.cdclab.config.ConfigOption;
+import dev.cdclab.load.LoadConfig;
+import dev.cdclab.load.dialect.PostgresDialect;
+import dev.cdclab.load.workload.Workloads;
+import dev.cdclab.sink.SinkConfig;
+import dev.cdclab.streams.NetChangeConfig;
+import java.io.PrintStream;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+/** {@code cdc-lab config}: every setting, its default and what it does. */
+@Command(
+        name = "config",
+        mixinStandardHelpOptions = true,
+        description =
+                "Print every setting of a stage (markdown): streams, sink, capture, load, workloads.")
+final class ConfigCommand implements Callable<Integer> {
+    @Parameters(
+            arity = "0..1",
+            defaultValue = "all",
+            description = "streams | sink | capture | load | workloads | all (default)")
+    String stage;
+
+    @Override
+    public Integer call() {
+        PrintStream out = System.out;
+        switch (stage) {
+            case "streams" ->
+                    table(
+                            out,
+                            "streams (-D streams.<key>, or cdc-lab streams -D <key>)",
+                            NetChangeConfig.OPTIONS,
+                            "kafka.* keys go to Kafka Streams unchanged.");
+            case "sink" ->
+                    table(
+                            out,
+                            "sink (-D sink.<key>, or cdc-lab sink -D <key>)",
+                            SinkConfig.OPTIONS,
+                            "kafka.* keys go to the Kafka consumer unchanged.");
+            case "capture" ->
+                    table(
+                            out,
+                            "capture (-D capture.<key>, or cdc-lab capture ... -D <key>)",
+                            CaptureConfig.OPTIONS,
+                            "debezium.* keys go into the connector config unchanged.");
+            case "load" -> table(out, "load", LoadConfig.OPTIONS, null);
+            case "workloads" -> workloads(out);
+            case "all" -> {
+                table(
+                        out,
+                        "streams (-D streams.<key>, or cdc-lab streams -D <key>)",
+                        NetChangeConfig.OPTIONS,
+                        "kafka.* keys go to Kafka Streams unchanged.");
+                table(
+                        out,
+                        "sink (-D sink.<key>, or cdc-lab sink -D <key>)",
+                        SinkConfig.OPTIONS,
+                        "kafka.* keys go to the Kafka consumer unchanged.");
+                table(
+                        out,
+                        "capture (-D capture.<key>, or cdc-lab capture ... -D <key>)",
+                        CaptureConfig.OPTIONS,
+                        "debezium.* keys go into the connector config unchanged.");
+                table(out, "load", LoadConfig.OPTIONS, null);
+                workloads(out);
+            }
+            default ->
+                    throw new IllegalArgumentException(
+                            "unknown stage '"
+                                    + stage
+                                    + "'; choose streams, sink, capture, load, workloads");
+        }
+        return 0;
+    }
+
+    private static void table(
+            PrintStream out, String title, List<ConfigOption<?>> options, String note) {
+        out.println("### " + title);
+        out.println();
+        out.println("| key | type | default | description |");
+        out.println("|---|---|---|---|");
+        for (ConfigOption<?> o : options) {
+            out.println(
+                    "| `"
+                            + o.key()
+                            + "` | "
+                            + o.type()
+                            + " | `"
+                            + o.formatDefault()
+                            + "` | "
+                            + o.description().replace("|", "\\|")
+                            + (o.secret() ? " (secret)" : "")
+                            + " |");
+        }
+        if (note != null) {
+            out.println();
+            out.println(note);
+        }
+        out.println();
+    }
+
+    private static void workloads(PrintStream out) {
+        out.println("### workloads");
+        out.println();
+        out.println("| name | what it does |");
+        out.println("|---|---|");
+        Workloads.descriptions(new PostgresDialect())
+                .forEach((k, v) -> out.println("| `" + k + "` | " + v + " |"));
+        out.println();
+    }
+}

@@ -1,0 +1,227 @@
+package dev.cdclab.pipeline.cli;
+
+import dev.cdclab.config.Durations;
+import dev.cdclab.load.dialect.PostgresDialect;
+import dev.cdclab.load.run.LoadReport;
+import dev.cdclab.load.run.LoadRunner;
+import dev.cdclab.load.run.LoadStats;
+import dev.cdclab.load.workload.Workload;
+import dev.cdclab.load.workload.WorkloadOptions;
+import dev.cdclab.load.workload.Workloads;
+import dev.cdclab.pipeline.report.Numbers;
+import dev.cdclab.pipeline.report.ProgressLine;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import org.HdrHistogram.Histogram;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code cdc-lab load}: the load generator alone, against any PostgreSQL. */
+@Command(
+        name = "load",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Run a workload against a source database, open loop, and report tx/s, changes/s and"
+                    + " the transaction latency histogram. Creates (drops and recreates) the"
+                    + " workload's own tables unless --setup=reuse.",
+            "The password comes from CDCLAB_SOURCE_PASSWORD or --password-file."
+        })
+final class LoadCommand implements Callable<Integer> {
+    @Option(
+            names = "--jdbc-url",
+            required = true,
+            description = "e.g. jdbc:postgresql://localhost:5432/app")
+    String jdbcUrl;
+
+    @Option(
+            names = "--user",
+            defaultValue = "postgres",
+            description = "Database user (default: ${DEFAULT-VALUE}).")
+    String user;
+
+    @Option(
+            names = "--password-file",
+            paramLabel = "FILE",
+            description = "File holding the password.")
+    Path passwordFile;
+
+    @Option(
+            names = "--workload",
+            defaultValue = "mix",
+            description = "Workload (default: ${DEFAULT-VALUE}); see 'cdc-lab config workloads'.")
+    String workload;
+
+    @Option(
+            names = "--threads",
+            defaultValue = "16",
+            description = "Client threads (default: ${DEFAULT-VALUE}; the paper used 100).")
+    int threads;
+
+    @Option(
+            names = "--duration",
+            defaultValue = "30s",
+            converter = Commands.DurationConverter.class,
+            description = "How long to issue transactions (default: ${DEFAULT-VALUE}).")
+    Duration duration;
+
+    @Option(
+            names = "--rate",
+            defaultValue = "1000",
+            description =
+                    "Target tx/s, open loop; 0 = as fast as possible (default: ${DEFAULT-VALUE}).")
+    double rate;
+
+    @Option(
+            names = "--prefill",
+            defaultValue = "-1",
+            description = "Rows loaded first (per table); -1 = workload default.")
+    long prefill;
+
+    @Option(
+            names = "--seed",
+            defaultValue = "42",
+            description = "Random seed (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(
+            names = "--tx-size",
+            defaultValue = "-1",
+            description = "Rows per transaction (W6, W7, T1); -1 = default.")
+    int txSize;
+
+    @Option(
+            names = "--filled-columns",
+            defaultValue = "-1",
+            description = "Columns inserts fill (W1, W2, W7); -1 = paper's.")
+    int filledColumns;
+
+    @Option(
+            names = "--hot-keys",
+            defaultValue = "100",
+            description = "Keys the 'hot' workload updates (default: ${DEFAULT-VALUE}).")
+    int hotKeys;
+
+    @Option(
+            names = "--setup",
+            defaultValue = "create",
+            description =
+                    "create: drop and create the workload's tables and prefill; reuse: use them as they are.")
+    String setup;
+
+    @Option(
+            names = "--report-json",
+            paramLabel = "FILE",
+            description = "Write the result as JSON to FILE.")
+    Path reportJson;
+
+    @Override
+    public Integer call() throws Exception {
+        if (!setup.equals("create") && !setup.equals("reuse")) {
+            throw new IllegalArgumentException("--setup must be create or reuse");
+        }
+        if (threads < 1 || threads > 1000) {
+            throw new IllegalArgumentException("--threads must be 1..1000");
+        }
+        if (rate < 0) {
+            throw new IllegalArgumentException("--rate must be >= 0");
+        }
+        PrintStream out = System.out;
+        Path logs = Commands.workDir(Path.of("cdc-lab-runs", "load-logs"), "", "load");
+        Commands.logTo(logs, "load.log");
+        String password =
+                passwordFile != null
+                        ? Files.readString(passwordFile).trim()
+                        : System.getenv("CDCLAB_SOURCE_PASSWORD");
+        Properties props = new Properties();
+        props.setProperty("user", user);
+        if (password != null) {
+            props.setProperty("password", password);
+        }
+        props.setProperty("connectTimeout", "10");
+        Workload wl =
+                Workloads.create(
+                        workload,
+                        new PostgresDialect(),
+                        new WorkloadOptions(seed, prefill, txSize, filledColumns, hotKeys));
+        try (Connection c = DriverManager.getConnection(jdbcUrl, props)) {
+            if (setup.equals("create")) {
+                wl.createSchema(c);
+                long t0 = System.nanoTime();
+                long n = wl.prefill(c, rows -> {});
+                out.printf(
+                        Locale.ROOT,
+                        "prefill: %s rows in %.1f s%n",
+                        Numbers.count(n),
+                        (System.nanoTime() - t0) / 1e9);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot prepare " + jdbcUrl + ": " + e.getMessage(), e);
+        }
+        LoadRunner runner =
+                new LoadRunner(
+                        wl,
+                        () -> DriverManager.getConnection(jdbcUrl, props),
+                        new LoadRunner.Options(threads, rate, duration, 0));
+        LoadStats stats = runner.stats();
+        long[] last = {0, 0};
+        out.printf(
+                Locale.ROOT,
+                "%s on %s: %d threads, %s, %s%n",
+                wl.name(),
+                jdbcUrl,
+                threads,
+                rate > 0 ? Numbers.rate(rate) + " tx/s target" : "closed loop",
+                Durations.format(duration));
+        try (ProgressLine p =
+                new ProgressLine(
+                        out,
+                        () -> {
+                            long tx = stats.transactions();
+                            long ch = stats.sourceChanges();
+                            Histogram h = stats.latencySinceLastCall();
+                            String s =
+                                    String.format(
+                                            Locale.ROOT,
+                                            "%5.0fs | %s tx/s | %s changes/s | p99 %s | errors %s",
+                                            runner.elapsedSeconds(),
+                                            Numbers.count(tx - last[0]),
+                                            Numbers.count(ch - last[1]),
+                                            h.getTotalCount() == 0
+                                                    ? "-"
+                                                    : Numbers.ms(
+                                                            h.getValueAtPercentile(99) / 1000.0),
+                                            Numbers.count(stats.errors()));
+                            last[0] = tx;
+                            last[1] = ch;
+                            return s;
+                        })) {
+            runner.run();
+        }
+        Map<String, Object> settings = new LinkedHashMap<>();
+        settings.put("jdbc_url", jdbcUrl);
+        settings.put("threads", threads);
+        settings.put("rate_target_tx_per_s", rate);
+        settings.put("duration", Durations.format(duration));
+        settings.put("seed", seed);
+        settings.put("prefill_rows", wl.prefillRows());
+        LoadReport report = new LoadReport(wl.name(), settings, stats, runner.elapsedSeconds());
+        out.print(report.toText());
+        if (reportJson != null) {
+            Files.writeString(reportJson, report.toJson());
+        }
+        if (runner.firstError() != null) {
+            out.println("first error: " + runner.firstError().getMessage());
+        }
+        return stats.transactions() > 0 ? 0 : CdcLab.FAILED;
+    }
+}

@@ -1,0 +1,126 @@
+package dev.cdclab.pipeline.cli;
+
+import dev.cdclab.change.NetChangeMode;
+import dev.cdclab.pipeline.EmbeddedPipeline;
+import dev.cdclab.streams.NetChangeConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+
+/** Options of the embedded pipeline shared by {@code run} and {@code up}. */
+final class PipelineOptions {
+    @Option(
+            names = "--work-dir",
+            paramLabel = "DIR",
+            description =
+                    "Directory for data, logs and the warehouse (default: cdc-lab-runs/<time>-<id>).")
+    Path workDir;
+
+    @Option(
+            names = "--interval",
+            paramLabel = "DURATION",
+            defaultValue = "1s",
+            converter = Commands.DurationConverter.class,
+            description =
+                    "Net-change interval in source commit time; 0 = one per transaction (default: ${DEFAULT-VALUE}).")
+    Duration interval;
+
+    @Option(
+            names = "--grace",
+            paramLabel = "DURATION",
+            defaultValue = "200ms",
+            converter = Commands.DurationConverter.class,
+            description =
+                    "How far past an interval's end the source must be before it closes (default: ${DEFAULT-VALUE}).")
+    Duration grace;
+
+    @Option(
+            names = "--net-changes",
+            paramLabel = "MODE",
+            defaultValue = "all",
+            converter = ModeConverter.class,
+            description =
+                    "all | all-with-merge | off (apply every raw change) (default: ${DEFAULT-VALUE}).")
+    NetChangeMode mode;
+
+    @Option(
+            names = "--partitions",
+            defaultValue = "1",
+            description =
+                    "Partitions of the change, watermark and net-change topics (default: ${DEFAULT-VALUE}).")
+    int partitions;
+
+    @Option(
+            names = "--processing-guarantee",
+            paramLabel = "G",
+            defaultValue = "at_least_once",
+            description =
+                    "Kafka Streams guarantee: at_least_once | exactly_once_v2 (default: ${DEFAULT-VALUE}).")
+    NetChangeConfig.Guarantee guarantee;
+
+    @Option(
+            names = "--durable",
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
+            description =
+                    "Source with fsync=on and synchronous_commit=on (default). --no-durable turns both off.")
+    boolean durable;
+
+    @Option(
+            names = {"-D", "--set"},
+            paramLabel = "KEY=VALUE",
+            description =
+                    "Any stage setting: streams.<key>, sink.<key> or capture.<key> (see 'cdc-lab config').")
+    Map<String, String> overrides = new LinkedHashMap<>();
+
+    EmbeddedPipeline.Builder apply(EmbeddedPipeline.Builder b) {
+        if (partitions < 1) {
+            throw new IllegalArgumentException("--partitions must be >= 1");
+        }
+        if (interval.isNegative()) {
+            throw new IllegalArgumentException("--interval must be >= 0");
+        }
+        if (grace.isNegative()) {
+            throw new IllegalArgumentException("--grace must be >= 0");
+        }
+        b.interval(interval)
+                .grace(grace)
+                .mode(mode)
+                .partitions(partitions)
+                .guarantee(guarantee)
+                .durable(durable);
+        overrides.forEach(
+                (k, v) -> {
+                    if (k.startsWith("streams.")) {
+                        b.streams(k.substring("streams.".length()), v);
+                    } else if (k.startsWith("sink.")) {
+                        b.sink(k.substring("sink.".length()), v);
+                    } else if (k.startsWith("capture.")) {
+                        b.capture(k.substring("capture.".length()), v);
+                    } else {
+                        throw new IllegalArgumentException(
+                                "-D " + k + ": key must start with streams., sink. or capture.");
+                    }
+                });
+        return b;
+    }
+
+    /** {@code all-with-merge} and {@code all_with_merge} both work. */
+    static final class ModeConverter implements CommandLine.ITypeConverter<NetChangeMode> {
+        @Override
+        public NetChangeMode convert(String value) {
+            try {
+                return NetChangeMode.valueOf(
+                        value.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(
+                        "'" + value + "' is not one of all, all-with-merge, off");
+            }
+        }
+    }
+}

@@ -1,0 +1,145 @@
+package dev.cdclab.pipeline.cli;
+
+import dev.cdclab.pipeline.EmbeddedPipeline;
+import dev.cdclab.pipeline.admin.AdminServer;
+import dev.cdclab.pipeline.report.Numbers;
+import dev.cdclab.pipeline.report.ProgressLine;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code cdc-lab up}: the pipeline with no generated load, for your own writes. */
+@Command(
+        name = "up",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Start the embedded pipeline and keep it running with no generated load. Tables you"
+                    + " create in the source's public schema are captured and land in the"
+                    + " warehouse. Ctrl-C or SIGTERM stops everything; the warehouse file stays.",
+        })
+final class UpCommand implements Callable<Integer> {
+    @Option(
+            names = "--endpoints-file",
+            paramLabel = "FILE",
+            description = "Write the endpoints as JSON to FILE (for 'cdc-lab verify').")
+    Path endpointsFile;
+
+    @Option(
+            names = "--source-port",
+            defaultValue = "0",
+            description = "Source PostgreSQL port; 0 = a free one (default: ${DEFAULT-VALUE}).")
+    int sourcePort;
+
+    @Option(
+            names = "--kafka-port",
+            defaultValue = "0",
+            description = "Kafka broker port; 0 = a free one (default: ${DEFAULT-VALUE}).")
+    int kafkaPort;
+
+    @Mixin PipelineOptions pipelineOptions;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintStream out = System.out;
+        String runId = Commands.newRunId();
+        Path work = Commands.workDir(pipelineOptions.workDir, runId, "up");
+        Commands.logTo(work, "cdc-lab.log");
+        EmbeddedPipeline.Builder b =
+                EmbeddedPipeline.builder()
+                        .workDir(work)
+                        .runId(runId)
+                        .shutdownHooks(false)
+                        .sourcePort(sourcePort)
+                        .kafkaPort(kafkaPort);
+        pipelineOptions.apply(b);
+        EmbeddedPipeline p = b.build();
+        CountDownLatch stopped = new CountDownLatch(1);
+        Commands.closeOnShutdown(stopped::countDown);
+        Commands.closeOnShutdown(p);
+        out.println("starting PostgreSQL, Kafka, Kafka Connect + Debezium, Streams, sink ...");
+        long t0 = System.nanoTime();
+        p.start();
+        AdminServer admin = new AdminServer(p, List.of("public"));
+        Commands.closeOnShutdown(admin);
+        var src = p.source();
+        Endpoints e =
+                new Endpoints(
+                        src.jdbcUrl(),
+                        src.host(),
+                        src.port(),
+                        src.database(),
+                        src.user(),
+                        src.password(),
+                        p.kafka().bootstrapServers(),
+                        p.connect().restUrl(),
+                        p.warehouseUrl(),
+                        admin.url());
+        if (endpointsFile != null) {
+            e.write(endpointsFile);
+        }
+        out.printf(
+                Locale.ROOT, "pipeline %s up in %.1f s%n", runId, (System.nanoTime() - t0) / 1e9);
+        out.println("  source JDBC URL   " + e.sourceJdbcUrl());
+        out.println(
+                "  source            host "
+                        + e.sourceHost()
+                        + "  port "
+                        + e.sourcePort()
+                        + "  database "
+                        + e.sourceDatabase()
+                        + "  user "
+                        + e.sourceUser()
+                        + "  password "
+                        + e.sourcePassword());
+        out.printf(
+                Locale.ROOT,
+                "  psql              PGPASSWORD=%s psql -h %s -p %d -U %s %s%n",
+                e.sourcePassword(),
+                e.sourceHost(),
+                e.sourcePort(),
+                e.sourceUser(),
+                e.sourceDatabase());
+        out.println("  Kafka bootstrap   " + e.kafkaBootstrap());
+        out.println("  Connect REST      " + e.connectUrl());
+        out.println("  warehouse         " + e.warehouseUrl());
+        out.println("  admin             " + e.adminUrl() + "  (GET /status, POST /verify)");
+        if (endpointsFile != null) {
+            out.println("  endpoints file    " + endpointsFile.toAbsolutePath());
+        }
+        out.println("  logs              " + Commands.currentLogFile());
+        out.println("Ctrl-C to stop.");
+        try (ProgressLine progress =
+                new ProgressLine(
+                        out,
+                        () -> {
+                            p.checkHealthy();
+                            var ns = p.streams().stats();
+                            var ss = p.sink().stats();
+                            var lat = p.sink().latency().endToEnd();
+                            return String.format(
+                                    Locale.ROOT,
+                                    "captured %s | net changes applied %s | waiting %s | e2e p50 %s"
+                                            + " p99 %s",
+                                    Numbers.count(ns.rawChanges()),
+                                    Numbers.count(ss.netChanges()),
+                                    Numbers.count(ss.held()),
+                                    lat.getTotalCount() == 0
+                                            ? "-"
+                                            : Numbers.ms(lat.getValueAtPercentile(50)),
+                                    lat.getTotalCount() == 0
+                                            ? "-"
+                                            : Numbers.ms(lat.getValueAtPercentile(99)));
+                        })) {
+            while (!stopped.await(1, java.util.concurrent.TimeUnit.SECONDS)) {
+                p.checkHealthy();
+            }
+        }
+        return 0;
+    }
+}

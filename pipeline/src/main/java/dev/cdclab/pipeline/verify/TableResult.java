@@ -1,0 +1,31 @@
+package dev.cdclab.pipeline.verify;
+
+import java.util.List;
+
+/**
+ * Comparison of one table.
+ *
+ * @param table {@code schema.table}
+ * @param sourceRows rows at the source
+ * @param warehouseRows rows in the warehouse
+ * @param sourceChecksum order-independent content checksum at the source
+ * @param warehouseChecksum the same over the warehouse
+ * @param differences the first differing keys, described
+ * @param skipped why the table was not compared, or null
+ */
+public record TableResult(
+        String table,
+        long sourceRows,
+        long warehouseRows,
+        String sourceChecksum,
+        String warehouseChecksum,
+        List<String> differences,
+        String skipped) {
+
+    public boolean matches() {
+        return skipped == null
+                && sourceRows == warehouseRows
+                && sourceChecksum.equals(warehouseChecksum)
+                && differences.isEmpty();
+    }
+}

@@ -1,0 +1,303 @@
+package dev.cdclab.pipeline.verify;
+
+import dev.cdclab.sink.warehouse.ColumnKind;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.stream.Collectors;
+
+/**
+ * Compares source tables with their warehouse copies: row count, an order-independent checksum of
+ * every row's canonical content, and the first differing keys, found by merging both sides in key
+ * order.
+ */
+public final class WarehouseVerifier {
+    private static final int MAX_DIFFERENCES = 10;
+
+    /** Opens connections. */
+    @FunctionalInterface
+    public interface Connector {
+        Connection open() throws SQLException;
+    }
+
+    private final Connector source;
+    private final Connector warehouse;
+
+    public WarehouseVerifier(Connector source, Connector warehouse) {
+        this.source = source;
+        this.warehouse = warehouse;
+    }
+
+    /**
+     * Compares every table with a primary key in the given source schemas.
+     *
+     * @throws SQLException when a database cannot be read
+     */
+    public VerificationResult verify(List<String> schemas) throws SQLException {
+        List<TableResult> results = new ArrayList<>();
+        try (Connection src = source.open();
+                Connection wh = warehouse.open()) {
+            for (String table : tables(src, schemas)) {
+                results.add(compare(src, wh, table));
+            }
+        }
+        return new VerificationResult(results);
+    }
+
+    private static List<String> tables(Connection src, List<String> schemas) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (PreparedStatement ps =
+                src.prepareStatement(
+                        "SELECT n.nspname || '.' || c.relname FROM pg_class c JOIN pg_namespace n"
+                                + " ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p') AND"
+                                + " n.nspname = ANY (?) ORDER BY 1")) {
+            ps.setArray(1, src.createArrayOf("text", schemas.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getString(1));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static List<TableColumn> columns(Connection src, String table) throws SQLException {
+        List<TableColumn> cols = new ArrayList<>();
+        try (PreparedStatement ps =
+                src.prepareStatement(
+                        "SELECT a.attname, t.typname, information_schema._pg_numeric_precision("
+                                + "a.atttypid, a.atttypmod), information_schema._pg_numeric_scale("
+                                + "a.atttypid, a.atttypmod), coalesce(a.attnum = ANY (i.indkey),"
+                                + " false) FROM pg_attribute a JOIN pg_type t ON t.oid ="
+                                + " a.atttypid LEFT JOIN pg_index i ON i.indrelid = a.attrelid AND"
+                                + " i.indisprimary WHERE a.attrelid = ?::regclass AND a.attnum > 0"
+                                + " AND NOT a.attisdropped ORDER BY a.attnum")) {
+            ps.setString(1, table);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    Integer precision = (Integer) rs.getObject(3);
+                    Integer scale = (Integer) rs.getObject(4);
+                    ColumnKind kind = ColumnKind.ofSourceType(rs.getString(2), precision, scale);
+                    cols.add(
+                            new TableColumn(
+                                    rs.getString(1),
+                                    kind == null ? ColumnKind.TEXT : kind,
+                                    rs.getBoolean(5)));
+                }
+            }
+        }
+        return cols;
+    }
+
+    private TableResult compare(Connection src, Connection wh, String table) throws SQLException {
+        List<TableColumn> cols = columns(src, table);
+        List<TableColumn> keys = cols.stream().filter(TableColumn::key).toList();
+        if (keys.isEmpty()) {
+            return new TableResult(table, 0, 0, "", "", List.of(), "no primary key");
+        }
+        String[] parts = table.split("\\.", 2);
+        String whTable = quote(parts[0]) + "." + quote(parts[1]);
+        if (!warehouseHas(wh, parts[0], parts[1])) {
+            long n = count(src, table);
+            if (n == 0) {
+                // nothing was ever written, so nothing was captured: still a match
+                return new TableResult(table, 0, 0, "0", "0", List.of(), null);
+            }
+            return new TableResult(
+                    table, n, 0, "", "", List.of("table missing in the warehouse"), null);
+        }
+        String select = cols.stream().map(c -> quote(c.name())).collect(Collectors.joining(", "));
+        String srcOrder =
+                keys.stream()
+                        .map(k -> quote(k.name()) + (isText(k) ? " COLLATE \"C\"" : ""))
+                        .collect(Collectors.joining(", "));
+        String whOrder = keys.stream().map(k -> quote(k.name())).collect(Collectors.joining(", "));
+        Side s = new Side();
+        Side w = new Side();
+        List<String> diffs = new ArrayList<>();
+        try (Statement ss = src.createStatement();
+                Statement ws = wh.createStatement()) {
+            ss.setFetchSize(10_000);
+            src.setAutoCommit(false);
+            try (ResultSet sr =
+                            ss.executeQuery(
+                                    "SELECT "
+                                            + select
+                                            + " FROM "
+                                            + table
+                                            + " ORDER BY "
+                                            + srcOrder);
+                    ResultSet wr =
+                            ws.executeQuery(
+                                    "SELECT "
+                                            + select
+                                            + " FROM "
+                                            + whTable
+                                            + " ORDER BY "
+                                            + whOrder)) {
+                String[] a = s.next(sr, cols);
+                String[] b = w.next(wr, cols);
+                while (a != null || b != null) {
+                    int c = a == null ? 1 : b == null ? -1 : compareKeys(a, b, cols);
+                    if (c < 0) {
+                        addDiff(diffs, "key " + key(a, cols) + " missing in the warehouse");
+                        a = s.next(sr, cols);
+                    } else if (c > 0) {
+                        addDiff(diffs, "key " + key(b, cols) + " only in the warehouse");
+                        b = w.next(wr, cols);
+                    } else {
+                        for (int i = 0; i < cols.size(); i++) {
+                            if (!Objects.equals(a[i], b[i])) {
+                                addDiff(
+                                        diffs,
+                                        "key "
+                                                + key(a, cols)
+                                                + " column "
+                                                + cols.get(i).name()
+                                                + ": source "
+                                                + a[i]
+                                                + ", warehouse "
+                                                + b[i]);
+                                break;
+                            }
+                        }
+                        a = s.next(sr, cols);
+                        b = w.next(wr, cols);
+                    }
+                }
+            } finally {
+                src.commit();
+                src.setAutoCommit(true);
+            }
+        }
+        return new TableResult(
+                table,
+                s.rows,
+                w.rows,
+                Long.toHexString(s.checksum),
+                Long.toHexString(w.checksum),
+                diffs,
+                null);
+    }
+
+    private static void addDiff(List<String> diffs, String d) {
+        if (diffs.size() < MAX_DIFFERENCES) {
+            diffs.add(d);
+        }
+    }
+
+    private static boolean isText(TableColumn c) {
+        return c.kind() == ColumnKind.TEXT || c.kind() == ColumnKind.JSON;
+    }
+
+    private static long count(Connection c, String table) throws SQLException {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM " + table)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static boolean warehouseHas(Connection wh, String schema, String table)
+            throws SQLException {
+        try (PreparedStatement ps =
+                wh.prepareStatement(
+                        "SELECT count(*) FROM information_schema.tables WHERE table_schema = ? AND"
+                                + " table_name = ?")) {
+            ps.setString(1, schema);
+            ps.setString(2, table);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1) > 0;
+            }
+        }
+    }
+
+    private static int compareKeys(String[] a, String[] b, List<TableColumn> cols) {
+        for (int i = 0; i < cols.size(); i++) {
+            TableColumn c = cols.get(i);
+            if (!c.key()) {
+                continue;
+            }
+            int r = compareValue(a[i], b[i], c.kind());
+            if (r != 0) {
+                return r;
+            }
+        }
+        return 0;
+    }
+
+    private static int compareValue(String x, String y, ColumnKind kind) {
+        if (x == null || y == null) {
+            return x == null ? (y == null ? 0 : -1) : 1;
+        }
+        return switch (kind) {
+            case INT16, INT32, INT64 -> Long.compare(Long.parseLong(x), Long.parseLong(y));
+            case DECIMAL, NUMERIC_TEXT ->
+                    new java.math.BigDecimal(x).compareTo(new java.math.BigDecimal(y));
+            case FLOAT32, FLOAT64 -> Double.compare(Double.parseDouble(x), Double.parseDouble(y));
+            default ->
+                    java.util.Arrays.compareUnsigned(
+                            x.getBytes(StandardCharsets.UTF_8), y.getBytes(StandardCharsets.UTF_8));
+        };
+    }
+
+    private static String key(String[] row, List<TableColumn> cols) {
+        StringBuilder sb = new StringBuilder("(");
+        for (int i = 0; i < cols.size(); i++) {
+            if (cols.get(i).key()) {
+                if (sb.length() > 1) {
+                    sb.append(", ");
+                }
+                sb.append(cols.get(i).name()).append('=').append(row[i]);
+            }
+        }
+        return sb.append(')').toString();
+    }
+
+    private static String quote(String identifier) {
+        return "\"" + identifier.replace("\"", "\"\"") + "\"";
+    }
+
+    /** One side of the merge: reads canonical rows and accumulates count and checksum. */
+    private static final class Side {
+        long rows;
+        long checksum;
+
+        String[] next(ResultSet rs, List<TableColumn> cols) throws SQLException {
+            if (!rs.next()) {
+                return null;
+            }
+            String[] row = new String[cols.size()];
+            long h = 0xcbf29ce484222325L;
+            for (int i = 0; i < row.length; i++) {
+                row[i] = CanonicalValue.read(rs, i + 1, cols.get(i).kind());
+                h = fnv(h, row[i] == null ? "\u0000null" : row[i]);
+                h = fnv(h, "\u0001");
+            }
+            rows++;
+            checksum += mix(h);
+            return row;
+        }
+
+        private static long fnv(long h, String s) {
+            for (int i = 0; i < s.length(); i++) {
+                h ^= s.charAt(i);
+                h *= 0x100000001b3L;
+            }
+            return h;
+        }
+
+        private static long mix(long z) {
+            z = (z ^ (z >>> 33)) * 0xff51afd7ed558ccdL;
+            z = (z ^ (z >>> 33)) * 0xc4ceb93fe53ccd53L;
+            return z ^ (z >>> 33);
+        }
+    }
+}
