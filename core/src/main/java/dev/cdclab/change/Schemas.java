@@ -19,8 +19,23 @@ public final class Schemas {
 
     private Schemas() {}
 
-    /** A column list with its identity and JSON form. */
-    public record Described(List<ColumnSpec> columns, long id, byte[] json) {}
+    /** A column list with its identity and JSON form; equal when id and columns are. */
+    public record Described(List<ColumnSpec> columns, long id, byte[] json) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Described d && d.id == id && d.columns.equals(columns);
+        }
+
+        @Override
+        public int hashCode() {
+            return Long.hashCode(id);
+        }
+
+        @Override
+        public String toString() {
+            return "Schema[" + Long.toHexString(id) + " " + columns + "]";
+        }
+    }
 
     /** Describes a column list (id = hash of its JSON). */
     public static Described describe(List<ColumnSpec> columns) {

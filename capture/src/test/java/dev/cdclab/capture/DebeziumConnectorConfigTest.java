@@ -1,0 +1,74 @@
+package dev.cdclab.capture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class DebeziumConnectorConfigTest {
+    private static CaptureConfig config(Map<String, String> raw) {
+        return CaptureConfig.of(raw);
+    }
+
+    @Test
+    void routesEveryCapturedTableIntoOneTopicWithTheHeartbeatRows() {
+        Map<String, String> m =
+                DebeziumConnectorConfig.of(
+                        config(
+                                Map.of(
+                                        "source.password",
+                                        "pw",
+                                        "partitions",
+                                        "4",
+                                        "schemas",
+                                        "public,sales")));
+        assertThat(m)
+                .containsEntry("plugin.name", "pgoutput")
+                .containsEntry("publication.autocreate.mode", "all_tables")
+                .containsEntry("schema.include.list", "public,sales,cdc_lab")
+                .containsEntry(
+                        "transforms.route.type", "io.debezium.transforms.ToLogicalTopicRouter")
+                .containsEntry("transforms.route.topic.replacement", "cdclab.changes")
+                .containsEntry("heartbeat.action.query", "UPDATE cdc_lab.heartbeat SET ts = now()")
+                .containsEntry("topic.creation.default.partitions", "4")
+                .containsEntry("key.converter.schemas.enable", "false")
+                .containsEntry("value.converter.schemas.enable", "true")
+                .containsEntry("database.password", "pw");
+        assertThat("cdclab.cdc_lab.heartbeat")
+                .matches(m.get("transforms.route.topic.regex").replace("\\\\", "\\"));
+        assertThat("cdclab.sales.orders")
+                .matches(m.get("transforms.route.topic.regex").replace("\\\\", "\\"));
+        assertThat("cdclab.other.orders")
+                .doesNotMatch(m.get("transforms.route.topic.regex").replace("\\\\", "\\"));
+    }
+
+    @Test
+    void printedConfigCarriesNoPassword() {
+        Map<String, String> m =
+                DebeziumConnectorConfig.of(config(Map.of("source.password", "hunter2")));
+        String json = DebeziumConnectorConfig.toJson("c", DebeziumConnectorConfig.redacted(m));
+        assertThat(json)
+                .doesNotContain("hunter2")
+                .contains("${env:CDCLAB_SOURCE_PASSWORD}")
+                .contains("\"name\" : \"c\"");
+    }
+
+    @Test
+    void debeziumPassThroughKeysWin() {
+        Map<String, String> m =
+                DebeziumConnectorConfig.of(
+                        config(Map.of("debezium.poll.interval.ms", "5", "debezium.foo", "bar")));
+        assertThat(m).containsEntry("poll.interval.ms", "5").containsEntry("foo", "bar");
+    }
+
+    @Test
+    void heartbeatRowsCoverEveryPartitionOnce() {
+        for (int n : new int[] {1, 2, 5, 12}) {
+            List<Integer> ids = HeartbeatRows.idsFor("cdclab", n);
+            assertThat(ids).hasSize(n).doesNotContainNull();
+            assertThat(new HashSet<>(ids)).hasSize(n);
+        }
+    }
+}

@@ -1,0 +1,180 @@
+package dev.cdclab.streams.testing;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.json.JsonConverter;
+
+/**
+ * Builds Kafka records shaped like the capture connector's: Debezium's envelope, routed to one
+ * topic by {@code ToLogicalTopicRouter}, serialised by Connect's own {@code JsonConverter} (keys
+ * without schema, values with).
+ */
+public final class DebeziumEvents {
+    public static final String PREFIX = "cdclab";
+    public static final String TOPIC = PREFIX + ".changes";
+    public static final String TABLE = "public.items";
+    public static final String PLACEHOLDER = "__debezium_unavailable_value";
+
+    private static final Schema ROW =
+            SchemaBuilder.struct()
+                    .name("cdclab.changes.Value")
+                    .optional()
+                    .field("id", Schema.INT32_SCHEMA)
+                    .field("name", Schema.OPTIONAL_STRING_SCHEMA)
+                    .field("qty", Schema.OPTIONAL_INT32_SCHEMA)
+                    .field("note", Schema.OPTIONAL_STRING_SCHEMA)
+                    .field(
+                            "price",
+                            SchemaBuilder.string()
+                                    .optional()
+                                    .parameter("__debezium.source.column.type", "NUMERIC")
+                                    .parameter("__debezium.source.column.length", "10")
+                                    .parameter("__debezium.source.column.scale", "2")
+                                    .build())
+                    .field("gen_commit_us", Schema.OPTIONAL_INT64_SCHEMA)
+                    .build();
+    private static final Schema HEARTBEAT_ROW =
+            SchemaBuilder.struct()
+                    .name("cdclab.changes.Value")
+                    .optional()
+                    .field("id", Schema.INT32_SCHEMA)
+                    .field(
+                            "ts",
+                            SchemaBuilder.string().name("io.debezium.time.ZonedTimestamp").build())
+                    .build();
+    private static final Schema SOURCE =
+            SchemaBuilder.struct()
+                    .name("io.debezium.connector.postgresql.Source")
+                    .field("version", Schema.STRING_SCHEMA)
+                    .field("connector", Schema.STRING_SCHEMA)
+                    .field("name", Schema.STRING_SCHEMA)
+                    .field("ts_ms", Schema.INT64_SCHEMA)
+                    .field("snapshot", Schema.OPTIONAL_STRING_SCHEMA)
+                    .field("db", Schema.STRING_SCHEMA)
+                    .field("sequence", Schema.OPTIONAL_STRING_SCHEMA)
+                    .field("schema", Schema.STRING_SCHEMA)
+                    .field("table", Schema.STRING_SCHEMA)
+                    .field("txId", Schema.OPTIONAL_INT64_SCHEMA)
+                    .field("lsn", Schema.OPTIONAL_INT64_SCHEMA)
+                    .build();
+
+    private final JsonConverter keys = new JsonConverter();
+    private final JsonConverter values = new JsonConverter();
+
+    public DebeziumEvents() {
+        keys.configure(Map.of("schemas.enable", "false"), true);
+        values.configure(Map.of("schemas.enable", "true"), false);
+    }
+
+    /** A row of {@code public.items}; null values are SQL NULL. */
+    public static Map<String, Object> row(int id, String name, Integer qty) {
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("id", id);
+        r.put("name", name);
+        r.put("qty", qty);
+        r.put("note", null);
+        r.put("price", "1.50");
+        r.put("gen_commit_us", null);
+        return r;
+    }
+
+    public byte[] key(int id) {
+        return key(TABLE, id);
+    }
+
+    /** The key the router writes: the row key plus the physical table identifier. */
+    public byte[] key(String table, int id) {
+        Schema ks =
+                SchemaBuilder.struct()
+                        .field("id", Schema.INT32_SCHEMA)
+                        .field("__dbz__sourceIdentifier", Schema.STRING_SCHEMA)
+                        .build();
+        Struct k =
+                new Struct(ks).put("id", id).put("__dbz__sourceIdentifier", PREFIX + "." + table);
+        return keys.fromConnectData(TOPIC, ks, k);
+    }
+
+    /**
+     * A change to {@code public.items}.
+     *
+     * @param op c, u, d or r
+     * @param after the row after the change (null for deletes)
+     * @param before the row before (only the key for REPLICA IDENTITY DEFAULT deletes)
+     */
+    public byte[] change(
+            char op,
+            Map<String, Object> before,
+            Map<String, Object> after,
+            long lsn,
+            long txId,
+            long commitMs) {
+        return envelope(ROW, "public", "items", op, before, after, lsn, txId, commitMs);
+    }
+
+    /** A heartbeat-table update committed at {@code commitMs}. */
+    public byte[] heartbeat(int id, long lsn, long txId, long commitMs) {
+        Map<String, Object> after = new LinkedHashMap<>();
+        after.put("id", id);
+        after.put("ts", "2026-11-21T00:00:00Z");
+        return envelope(
+                HEARTBEAT_ROW, "cdc_lab", "heartbeat", 'u', null, after, lsn, txId, commitMs);
+    }
+
+    public byte[] heartbeatKey(int id) {
+        return key("cdc_lab.heartbeat", id);
+    }
+
+    private byte[] envelope(
+            Schema row,
+            String schema,
+            String table,
+            char op,
+            Map<String, Object> before,
+            Map<String, Object> after,
+            long lsn,
+            long txId,
+            long commitMs) {
+        Schema env =
+                SchemaBuilder.struct()
+                        .name("cdclab.changes.Envelope")
+                        .field("before", row)
+                        .field("after", row)
+                        .field("source", SOURCE)
+                        .field("op", Schema.STRING_SCHEMA)
+                        .field("ts_ms", Schema.OPTIONAL_INT64_SCHEMA)
+                        .build();
+        Struct source =
+                new Struct(SOURCE)
+                        .put("version", "3.7.0.Final")
+                        .put("connector", "postgresql")
+                        .put("name", PREFIX)
+                        .put("ts_ms", commitMs)
+                        .put("snapshot", op == 'r' ? "true" : "false")
+                        .put("db", "cdclab")
+                        .put("sequence", "[null,\"" + lsn + "\"]")
+                        .put("schema", schema)
+                        .put("table", table)
+                        .put("txId", op == 'r' ? null : txId)
+                        .put("lsn", lsn);
+        Struct v =
+                new Struct(env)
+                        .put("before", struct(row, before))
+                        .put("after", struct(row, after))
+                        .put("source", source)
+                        .put("op", String.valueOf(op))
+                        .put("ts_ms", commitMs + 5);
+        return values.fromConnectData(TOPIC, env, v);
+    }
+
+    private static Struct struct(Schema schema, Map<String, Object> values) {
+        if (values == null) {
+            return null;
+        }
+        Struct s = new Struct(schema);
+        values.forEach(s::put);
+        return s;
+    }
+}

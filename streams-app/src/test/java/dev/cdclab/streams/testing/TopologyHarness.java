@@ -1,0 +1,142 @@
+package dev.cdclab.streams.testing;
+
+import dev.cdclab.change.IntervalMarker;
+import dev.cdclab.change.NetChange;
+import dev.cdclab.change.NetChangeCodec;
+import dev.cdclab.change.NetChangeRecord;
+import dev.cdclab.streams.NetChangeConfig;
+import dev.cdclab.streams.topology.NetChangeStats;
+import dev.cdclab.streams.topology.NetChangeTopology;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
+
+/** The net-change topology in a TopologyTestDriver, with readers for what it emits. */
+public final class TopologyHarness implements AutoCloseable {
+    private final TopologyTestDriver driver;
+    private final TestInputTopic<byte[], byte[]> input;
+    private final TestOutputTopic<byte[], byte[]> output;
+    private final TestOutputTopic<byte[], byte[]> deadLetters;
+    private final NetChangeStats stats = new NetChangeStats();
+    private final List<NetChange> changes = new ArrayList<>();
+    private final List<IntervalMarker> markers = new ArrayList<>();
+    private final DebeziumEvents events = new DebeziumEvents();
+    private long lsn = 1000;
+    private long heartbeatTx = 1_000_000;
+
+    /**
+     * @param settings net-change settings on top of bootstrap servers and a temp state dir
+     */
+    public TopologyHarness(Map<String, String> settings) {
+        Path state;
+        try {
+            state = Files.createTempDirectory("ttd-state");
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+        Map<String, String> raw = new java.util.HashMap<>(settings);
+        raw.put("bootstrap.servers", "unused:9092");
+        raw.put("state.dir", state.toString());
+        raw.putIfAbsent("application.id", "ttd-" + System.nanoTime());
+        NetChangeConfig config = NetChangeConfig.of(raw);
+        Properties props = NetChangeTopology.streamsProperties(config);
+        driver = new TopologyTestDriver(NetChangeTopology.buildTopology(config, stats), props);
+        input =
+                driver.createInputTopic(
+                        config.changeTopic(), new ByteArraySerializer(), new ByteArraySerializer());
+        output =
+                driver.createOutputTopic(
+                        config.get(NetChangeConfig.NET_CHANGES_TOPIC),
+                        new ByteArrayDeserializer(),
+                        new ByteArrayDeserializer());
+        deadLetters =
+                driver.createOutputTopic(
+                        config.deadLetterTopic(),
+                        new ByteArrayDeserializer(),
+                        new ByteArrayDeserializer());
+    }
+
+    public DebeziumEvents events() {
+        return events;
+    }
+
+    public NetChangeStats stats() {
+        return stats;
+    }
+
+    /** Pipes one raw record. */
+    public void send(byte[] key, byte[] value, long timestampMs) {
+        input.pipeInput(new TestRecord<>(key, value, Instant.ofEpochMilli(timestampMs)));
+    }
+
+    /** A change to {@code public.items} with the next log position. */
+    public long change(
+            char op,
+            Map<String, Object> before,
+            Map<String, Object> after,
+            long txId,
+            long commitMs) {
+        int id = (Integer) (after != null ? after.get("id") : before.get("id"));
+        long l = ++lsn;
+        send(events.key(id), events.change(op, before, after, l, txId, commitMs), commitMs + 10);
+        return l;
+    }
+
+    /** A heartbeat committed at {@code commitMs}: moves the watermark. */
+    public void heartbeat(long commitMs) {
+        send(
+                events.heartbeatKey(1),
+                events.heartbeat(1, ++lsn, ++heartbeatTx, commitMs),
+                commitMs + 10);
+    }
+
+    /** Net changes emitted so far (drains the output topic). */
+    public List<NetChange> changes() {
+        drain();
+        return changes;
+    }
+
+    /** Interval markers emitted so far. */
+    public List<IntervalMarker> markers() {
+        drain();
+        return markers;
+    }
+
+    /** Records sent to the dead-letter topic, with their headers. */
+    public List<TestRecord<byte[], byte[]>> deadLetters() {
+        return deadLetters.readRecordsToList();
+    }
+
+    private void drain() {
+        for (TestRecord<byte[], byte[]> r : output.readRecordsToList()) {
+            NetChangeRecord rec = NetChangeCodec.decode(r.value());
+            if (rec instanceof NetChange c) {
+                changes.add(c);
+            } else {
+                markers.add((IntervalMarker) rec);
+            }
+        }
+    }
+
+    /** Header value as text. */
+    public static String header(Headers headers, String key) {
+        var h = headers.lastHeader(key);
+        return h == null ? null : new String(h.value(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void close() {
+        driver.close();
+    }
+}

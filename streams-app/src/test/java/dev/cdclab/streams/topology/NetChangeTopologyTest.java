@@ -1,0 +1,297 @@
+package dev.cdclab.streams.topology;
+
+import static dev.cdclab.streams.testing.DebeziumEvents.row;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cdclab.change.NetChange;
+import dev.cdclab.change.NetChangeMode;
+import dev.cdclab.change.NetOperation;
+import dev.cdclab.streams.testing.TopologyHarness;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The net-change topology on single keys, intervals, markers and the modes. */
+class NetChangeTopologyTest {
+    private static final long T0 = 1_700_000_000_000L;
+
+    private static TopologyHarness harness() {
+        return harness(Map.of());
+    }
+
+    private static TopologyHarness harness(Map<String, String> extra) {
+        Map<String, String> s = new java.util.HashMap<>(Map.of("interval", "1s", "grace", "100ms"));
+        s.putAll(extra);
+        return new TopologyHarness(s);
+    }
+
+    static Stream<Arguments> sequences() {
+        // ops on key 1 inside one interval; the row exists before iff the first op is u or d
+        return Stream.of(
+                Arguments.of("I", NetOperation.INSERT, "v1"),
+                Arguments.of("U", NetOperation.UPDATE, "v1"),
+                Arguments.of("D", NetOperation.DELETE, null),
+                Arguments.of("IU", NetOperation.INSERT, "v2"),
+                Arguments.of("ID", null, null),
+                Arguments.of("UU", NetOperation.UPDATE, "v2"),
+                Arguments.of("UD", NetOperation.DELETE, null),
+                Arguments.of("DI", NetOperation.UPDATE, "v2"),
+                Arguments.of("IUD", null, null),
+                Arguments.of("DIU", NetOperation.UPDATE, "v3"));
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @MethodSource("sequences")
+    void foldsOneKeyInsideOneInterval(String ops, NetOperation expected, String finalName) {
+        try (TopologyHarness h = harness()) {
+            long tx = 1;
+            for (int i = 0; i < ops.length(); i++) {
+                char op = ops.charAt(i);
+                String name = "v" + (i + 1);
+                long commit = T0 + 100 + i * 10L;
+                switch (op) {
+                    case 'I' -> h.change('c', null, row(1, name, i), tx++, commit);
+                    case 'U' -> h.change('u', null, row(1, name, i), tx++, commit);
+                    default -> h.change('d', Map.of("id", 1), null, tx++, commit);
+                }
+            }
+            assertThat(h.changes()).as("nothing before the interval closes").isEmpty();
+            h.heartbeat(T0 + 1100);
+            List<NetChange> out = h.changes();
+            if (expected == null) {
+                assertThat(out).isEmpty();
+                assertThat(h.stats().vanished()).isEqualTo(1);
+                return;
+            }
+            assertThat(out).hasSize(1);
+            NetChange c = out.get(0);
+            assertThat(c.op()).isEqualTo(expected);
+            assertThat(c.rawChanges()).isEqualTo(ops.length());
+            assertThat(c.key().get("id").asInt()).isEqualTo(1);
+            assertThat(c.intervalStartMs()).isEqualTo(T0);
+            assertThat(c.intervalEndMs()).isEqualTo(T0 + 1000);
+            assertThat(c.lastLsn()).isGreaterThan(c.firstLsn() - 1);
+            assertThat(c.commitMs()).isEqualTo(T0 + 100 + (ops.length() - 1) * 10L);
+            if (finalName == null) {
+                assertThat(c.after()).isNull();
+            } else {
+                assertThat(c.after().get("name").asText()).isEqualTo(finalName);
+            }
+        }
+    }
+
+    @Test
+    void intervalClosesOnlyWhenThePartitionIsPastItsEndPlusGrace() {
+        try (TopologyHarness h = harness()) {
+            h.change('c', null, row(1, "a", 1), 1, T0 + 999);
+            h.heartbeat(T0 + 1050);
+            assertThat(h.changes()).as("within grace").isEmpty();
+            assertThat(h.markers())
+                    .as("the first event already proves intervals before T0 complete")
+                    .extracting(m -> m.closedThroughMs())
+                    .containsExactly(T0);
+            h.heartbeat(T0 + 1100);
+            assertThat(h.changes()).hasSize(1);
+            assertThat(h.markers())
+                    .last()
+                    .satisfies(
+                            m -> {
+                                assertThat(m.task()).isZero();
+                                assertThat(m.tasks()).isEqualTo(1);
+                                assertThat(m.closedThroughMs()).isEqualTo(T0 + 1000);
+                            });
+        }
+    }
+
+    @Test
+    void aLaterChangeClosesEarlierIntervalsLikeAHeartbeat() {
+        try (TopologyHarness h = harness()) {
+            h.change('c', null, row(1, "a", 1), 1, T0 + 10);
+            h.change('c', null, row(2, "b", 1), 2, T0 + 2500);
+            assertThat(h.changes()).extracting(c -> c.key().get("id").asInt()).containsExactly(1);
+            assertThat(h.markers())
+                    .extracting(m -> m.closedThroughMs())
+                    .containsExactly(T0 - 1000, T0 + 2000);
+        }
+    }
+
+    @Test
+    void changesInDifferentIntervalsStayApartAndKeepTheirOrder() {
+        try (TopologyHarness h = harness()) {
+            h.change('c', null, row(1, "a", 1), 1, T0 + 10);
+            h.change('u', null, row(1, "b", 2), 2, T0 + 1010);
+            h.change('u', null, row(1, "c", 3), 3, T0 + 2010);
+            h.heartbeat(T0 + 5000);
+            assertThat(h.changes())
+                    .extracting(
+                            NetChange::op,
+                            c -> c.after().get("name").asText(),
+                            NetChange::intervalStartMs)
+                    .containsExactly(
+                            org.assertj.core.groups.Tuple.tuple(NetOperation.INSERT, "a", T0),
+                            org.assertj.core.groups.Tuple.tuple(
+                                    NetOperation.UPDATE, "b", T0 + 1000),
+                            org.assertj.core.groups.Tuple.tuple(
+                                    NetOperation.UPDATE, "c", T0 + 2000));
+        }
+    }
+
+    @Test
+    void carriesLsnsCommitTimeStagesAndTheGeneratorTimestamp() {
+        try (TopologyHarness h = harness()) {
+            Map<String, Object> r = row(7, "x", 1);
+            r.put("gen_commit_us", (T0 + 5) * 1000);
+            long first = h.change('c', null, r, 1, T0 + 6);
+            Map<String, Object> r2 = row(7, "y", 2);
+            r2.put("gen_commit_us", (T0 + 19) * 1000);
+            long last = h.change('u', null, r2, 2, T0 + 20);
+            h.heartbeat(T0 + 2000);
+            NetChange c = h.changes().get(0);
+            assertThat(c.firstLsn()).isEqualTo(first);
+            assertThat(c.lastLsn()).isEqualTo(last);
+            assertThat(c.txId()).isEqualTo(2);
+            assertThat(c.commitMs()).isEqualTo(T0 + 20);
+            assertThat(c.stages().sourceCommitMs()).isEqualTo(T0 + 20);
+            assertThat(c.stages().capturedMs()).isEqualTo(T0 + 25);
+            assertThat(c.stages().kafkaAppendMs()).isEqualTo(T0 + 30);
+            assertThat(c.stages().emittedMs()).isPositive();
+            assertThat(c.generatorCommitMicros()).isEqualTo((T0 + 19) * 1000);
+            assertThat(c.columns())
+                    .extracting(col -> col.name() + (col.key() ? "*" : ""))
+                    .containsExactly("id*", "name", "qty", "note", "price", "gen_commit_us");
+            assertThat(c.columns().get(4).sourceType()).isEqualTo("NUMERIC");
+            assertThat(c.columns().get(4).length()).isEqualTo(10);
+            assertThat(c.columns().get(4).scale()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void allWithMergeReportsInsertsAndUpdatesAsUpserts() {
+        try (TopologyHarness h = harness(Map.of("mode", "all_with_merge"))) {
+            h.change('c', null, row(1, "a", 1), 1, T0 + 10);
+            h.change('u', null, row(2, "b", 1), 2, T0 + 20);
+            h.change('d', Map.of("id", 3), null, 3, T0 + 30);
+            h.heartbeat(T0 + 2000);
+            assertThat(h.changes())
+                    .extracting(NetChange::op)
+                    .containsExactlyInAnyOrder(
+                            NetOperation.UPSERT, NetOperation.UPSERT, NetOperation.DELETE);
+        }
+    }
+
+    @Test
+    void offModePassesEveryRawChangeOn() {
+        try (TopologyHarness h = harness(Map.of("mode", "off"))) {
+            h.change('c', null, row(1, "a", 1), 1, T0 + 10);
+            h.change('u', null, row(1, "b", 1), 2, T0 + 20);
+            h.change('d', Map.of("id", 1), null, 3, T0 + 30);
+            assertThat(h.changes())
+                    .extracting(NetChange::op, NetChange::mode, NetChange::rawChanges)
+                    .containsExactly(
+                            org.assertj.core.groups.Tuple.tuple(
+                                    NetOperation.INSERT, NetChangeMode.OFF, 1),
+                            org.assertj.core.groups.Tuple.tuple(
+                                    NetOperation.UPDATE, NetChangeMode.OFF, 1),
+                            org.assertj.core.groups.Tuple.tuple(
+                                    NetOperation.DELETE, NetChangeMode.OFF, 1));
+        }
+    }
+
+    @Test
+    void zeroIntervalMakesEachTransactionItsOwnInterval() {
+        try (TopologyHarness h = harness(Map.of("interval", "0"))) {
+            h.change('c', null, row(1, "a", 1), 11, T0 + 10);
+            h.change('c', null, row(2, "a", 1), 11, T0 + 10);
+            h.change('u', null, row(1, "b", 1), 12, T0 + 10);
+            h.heartbeat(T0 + 500);
+            List<NetChange> out = h.changes();
+            assertThat(out).hasSize(3);
+            assertThat(out)
+                    .filteredOn(c -> c.txId() == 11)
+                    .extracting(NetChange::op)
+                    .containsOnly(NetOperation.INSERT);
+            assertThat(out)
+                    .filteredOn(c -> c.txId() == 12)
+                    .singleElement()
+                    .satisfies(c -> assertThat(c.op()).isEqualTo(NetOperation.UPDATE));
+        }
+    }
+
+    @Test
+    void placeholderForUnchangedToastValueIsResolvedFromTheIntervalOrCarriedAsUnchanged() {
+        try (TopologyHarness h = harness()) {
+            String big = "x".repeat(3000);
+            Map<String, Object> ins = row(1, "a", 1);
+            ins.put("note", big);
+            h.change('c', null, ins, 1, T0 + 10);
+            Map<String, Object> upd = row(1, "b", 2);
+            upd.put("note", "__debezium_unavailable_value");
+            h.change('u', null, upd, 2, T0 + 20);
+            Map<String, Object> later = row(2, "c", 3);
+            later.put("note", "__debezium_unavailable_value");
+            h.change('u', null, later, 3, T0 + 30);
+            h.heartbeat(T0 + 2000);
+            NetChange one =
+                    h.changes().stream()
+                            .filter(c -> c.key().get("id").asInt() == 1)
+                            .findFirst()
+                            .orElseThrow();
+            assertThat(one.after().get("note").asText()).isEqualTo(big);
+            assertThat(one.unchanged()).isEmpty();
+            NetChange two =
+                    h.changes().stream()
+                            .filter(c -> c.key().get("id").asInt() == 2)
+                            .findFirst()
+                            .orElseThrow();
+            assertThat(two.unchanged()).containsExactly("note");
+        }
+    }
+
+    @Test
+    void lateChangeGoesToTheNextOpenIntervalAndIsCounted() {
+        try (TopologyHarness h = harness()) {
+            h.change('c', null, row(1, "a", 1), 1, T0 + 2500);
+            assertThat(h.markers()).extracting(m -> m.closedThroughMs()).containsExactly(T0 + 2000);
+            assertThat(h.changes()).isEmpty();
+            h.change('c', null, row(2, "late", 1), 2, T0 + 900);
+            h.heartbeat(T0 + 4000);
+            assertThat(h.stats().late()).isEqualTo(1);
+            assertThat(h.changes())
+                    .filteredOn(c -> c.key().get("id").asInt() == 2)
+                    .singleElement()
+                    .satisfies(c -> assertThat(c.intervalStartMs()).isEqualTo(T0 + 2000));
+        }
+    }
+
+    @Test
+    void unreadableRecordGoesToTheDeadLetterTopicAndProcessingContinues() {
+        try (TopologyHarness h = harness()) {
+            h.send(h.events().key(9), "{not json".getBytes(StandardCharsets.UTF_8), T0);
+            h.change('c', null, row(1, "a", 1), 1, T0 + 10);
+            h.heartbeat(T0 + 2000);
+            var dead = h.deadLetters();
+            assertThat(dead).hasSize(1);
+            assertThat(TopologyHarness.header(dead.get(0).headers(), "cdclab.error"))
+                    .contains("not JSON");
+            assertThat(h.stats().deadLetters()).isEqualTo(1);
+            assertThat(h.changes()).hasSize(1);
+        }
+    }
+
+    @Test
+    void heartbeatsOnlyMoveTheWatermark() {
+        try (TopologyHarness h = harness()) {
+            h.heartbeat(T0 + 10);
+            h.heartbeat(T0 + 5000);
+            assertThat(h.changes()).isEmpty();
+            assertThat(h.stats().rawChanges()).isZero();
+            assertThat(h.stats().heartbeats()).isEqualTo(2);
+            assertThat(h.markers()).isNotEmpty();
+        }
+    }
+}

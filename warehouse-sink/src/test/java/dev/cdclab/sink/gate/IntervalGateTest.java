@@ -1,0 +1,90 @@
+package dev.cdclab.sink.gate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cdclab.change.IntervalMarker;
+import dev.cdclab.change.NetChange;
+import dev.cdclab.change.NetChangeMode;
+import dev.cdclab.change.NetOperation;
+import dev.cdclab.change.Schemas;
+import dev.cdclab.change.StageTimes;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class IntervalGateTest {
+    private static NetChange change(long start, long end) {
+        return new NetChange(
+                "public.t",
+                NetOperation.INSERT,
+                new com.fasterxml.jackson.databind.ObjectMapper()
+                        .createObjectNode()
+                        .put("id", start),
+                null,
+                List.of(),
+                Schemas.describe(List.of()),
+                start,
+                end,
+                1,
+                1,
+                1,
+                start,
+                1,
+                false,
+                NetChangeMode.ALL,
+                new StageTimes(0, 0, 0, 0),
+                null);
+    }
+
+    @Test
+    void nothingIsReleasedUntilEveryTaskMarkedEveryPartition() {
+        IntervalGate<String> g = new IntervalGate<>();
+        g.assign(List.of("p0", "p1"));
+        g.add("p0", 0, change(0, 1000));
+        g.mark("p0", 1, new IntervalMarker(0, 2, 1000));
+        g.mark("p0", 2, new IntervalMarker(1, 2, 1000));
+        assertThat(g.bound()).as("p1 has no markers yet").isEqualTo(Long.MIN_VALUE);
+        g.mark("p1", 0, new IntervalMarker(0, 2, 2000));
+        assertThat(g.bound()).as("task 1 has not marked p1").isEqualTo(Long.MIN_VALUE);
+        g.mark("p1", 1, new IntervalMarker(1, 2, 1000));
+        assertThat(g.bound()).isEqualTo(1000);
+        assertThat(g.release(g.bound())).hasSize(1);
+    }
+
+    @Test
+    void releasesOnlyClosedIntervalsAndCommitsBeforeTheFirstHeldChange() {
+        IntervalGate<String> g = new IntervalGate<>();
+        g.assign(List.of("p0"));
+        g.add("p0", 10, change(0, 1000));
+        g.add("p0", 11, change(1000, 2000));
+        g.mark("p0", 12, new IntervalMarker(0, 1, 1000));
+        assertThat(g.release(g.bound()))
+                .extracting(NetChange::intervalEndMs)
+                .containsExactly(1000L);
+        assertThat(g.committableOffsets()).containsEntry("p0", 11L);
+        assertThat(g.held()).isEqualTo(1);
+        g.mark("p0", 13, new IntervalMarker(0, 1, 2000));
+        assertThat(g.release(g.bound())).hasSize(1);
+        assertThat(g.committableOffsets()).containsEntry("p0", 14L);
+    }
+
+    @Test
+    void rescalingTheStreamsAppDropsMarkersOfTasksThatAreGone() {
+        IntervalGate<String> g = new IntervalGate<>();
+        g.mark("p0", 0, new IntervalMarker(0, 2, 1000));
+        g.mark("p0", 1, new IntervalMarker(1, 2, 500));
+        assertThat(g.bound()).isEqualTo(500);
+        g.mark("p0", 2, new IntervalMarker(0, 1, 3000));
+        assertThat(g.bound()).isEqualTo(3000);
+    }
+
+    @Test
+    void revokedPartitionsAreForgotten() {
+        IntervalGate<String> g = new IntervalGate<>();
+        g.assign(List.of("p0", "p1"));
+        g.mark("p0", 0, new IntervalMarker(0, 1, 1000));
+        g.add("p1", 0, change(0, 1000));
+        g.revoke(List.of("p1"));
+        assertThat(g.bound()).isEqualTo(1000);
+        assertThat(g.held()).isZero();
+    }
+}

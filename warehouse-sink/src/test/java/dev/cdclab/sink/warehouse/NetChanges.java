@@ -1,0 +1,84 @@
+package dev.cdclab.sink.warehouse;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cdclab.change.ColumnSpec;
+import dev.cdclab.change.NetChange;
+import dev.cdclab.change.NetChangeMode;
+import dev.cdclab.change.NetOperation;
+import dev.cdclab.change.RowImage;
+import dev.cdclab.change.Schemas;
+import dev.cdclab.change.StageTimes;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Builds net changes for sink tests. */
+final class NetChanges {
+    static final ObjectMapper M = new ObjectMapper();
+
+    static final List<ColumnSpec> ITEMS =
+            List.of(
+                    new ColumnSpec("id", "INT32", true, false, null, null, "int32", null),
+                    new ColumnSpec("name", "STRING", false, true, null, null, "string", null),
+                    new ColumnSpec("note", "STRING", false, true, null, null, "string", null),
+                    new ColumnSpec("price", "NUMERIC", false, true, 10, 2, "string", null));
+
+    private NetChanges() {}
+
+    static NetChange upsert(String table, int id, String name, String note, long lsn) {
+        return change(
+                table,
+                ITEMS,
+                NetOperation.UPDATE,
+                id,
+                row(id, name, note),
+                List.of(),
+                lsn,
+                NetChangeMode.ALL);
+    }
+
+    static NetChange delete(String table, int id, long lsn) {
+        return change(
+                table, ITEMS, NetOperation.DELETE, id, null, List.of(), lsn, NetChangeMode.ALL);
+    }
+
+    static ObjectNode row(int id, String name, String note) {
+        ObjectNode n = M.createObjectNode();
+        n.put("id", id);
+        n.put("name", name);
+        n.put("note", note);
+        n.put("price", "12.30");
+        return n;
+    }
+
+    static NetChange change(
+            String table,
+            List<ColumnSpec> columns,
+            NetOperation op,
+            int id,
+            ObjectNode after,
+            List<String> unchanged,
+            long lsn,
+            NetChangeMode mode) {
+        ObjectNode key = M.createObjectNode();
+        key.put("id", id);
+        return new NetChange(
+                table,
+                op,
+                key,
+                after == null ? null : RowImage.of(after),
+                new ArrayList<>(unchanged),
+                Schemas.describe(columns),
+                lsn * 10,
+                lsn * 10 + 10,
+                lsn,
+                lsn,
+                lsn,
+                1_700_000_000_000L + lsn,
+                1,
+                false,
+                mode,
+                new StageTimes(1, 2, 3, 4),
+                null);
+    }
+}

@@ -1,0 +1,314 @@
+package dev.cdclab.sink.warehouse;
+
+import static dev.cdclab.sink.warehouse.NetChanges.M;
+import static dev.cdclab.sink.warehouse.NetChanges.delete;
+import static dev.cdclab.sink.warehouse.NetChanges.row;
+import static dev.cdclab.sink.warehouse.NetChanges.upsert;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cdclab.change.ColumnSpec;
+import dev.cdclab.change.NetChange;
+import dev.cdclab.change.NetChangeMode;
+import dev.cdclab.change.NetOperation;
+import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What every warehouse dialect must do, written once (after kafka-connect-jdbc's dialect tests):
+ * idempotent upserts guarded by log position, deletes with tombstones, unchanged values kept,
+ * tables created and widened, types preserved.
+ */
+abstract class WarehouseContract {
+    /** Warehouse URL, user and password for a fresh, empty warehouse. */
+    record Target(String url, String user, String password) {}
+
+    protected abstract Target freshWarehouse() throws Exception;
+
+    protected WarehouseWriter writer;
+    private String table;
+
+    @BeforeEach
+    void open() throws Exception {
+        Target t = freshWarehouse();
+        writer = new WarehouseWriter(t.url(), t.user(), t.password());
+        table = "public.items_" + Long.toHexString(System.nanoTime());
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        writer.close();
+    }
+
+    private Map<Integer, String> names() throws Exception {
+        Map<Integer, String> out = new TreeMap<>();
+        try (Connection c = writer.openReader();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT id, name FROM " + quoted(table))) {
+            while (rs.next()) {
+                out.put(rs.getInt(1), rs.getString(2));
+            }
+        }
+        return out;
+    }
+
+    private static String quoted(String t) {
+        String[] p = t.split("\\.");
+        return "\"" + p[0] + "\".\"" + p[1] + "\"";
+    }
+
+    @Test
+    void createsTheTableAndUpserts() throws Exception {
+        writer.apply(
+                List.of(upsert(table, 1, "a", null, 10), upsert(table, 2, "b", null, 11)), 100);
+        writer.apply(List.of(upsert(table, 1, "a2", null, 12)), 200);
+        assertThat(names()).isEqualTo(Map.of(1, "a2", 2, "b"));
+    }
+
+    @Test
+    void replayingABatchChangesNothing() throws Exception {
+        List<NetChange> batch = List.of(upsert(table, 1, "a", null, 10), delete(table, 2, 11));
+        writer.apply(List.of(upsert(table, 2, "b", null, 5)), 50);
+        writer.apply(batch, 100);
+        Map<Integer, String> once = names();
+        WarehouseWriter.Applied again = writer.apply(batch, 100);
+        assertThat(names()).isEqualTo(once).isEqualTo(Map.of(1, "a"));
+        assertThat(again.rowsWritten()).isZero();
+    }
+
+    @Test
+    void aChangeOlderThanOrEqualToTheStoredPositionIsIgnored() throws Exception {
+        writer.apply(List.of(upsert(table, 1, "new", null, 20)), 100);
+        writer.apply(List.of(upsert(table, 1, "old", null, 19)), 100);
+        writer.apply(List.of(upsert(table, 1, "same", null, 20)), 100);
+        assertThat(names()).isEqualTo(Map.of(1, "new"));
+    }
+
+    @Test
+    void deleteRemovesTheRowAndAStaleInsertCannotBringItBack() throws Exception {
+        writer.apply(List.of(upsert(table, 1, "a", null, 10)), 100);
+        writer.apply(List.of(delete(table, 1, 20)), 200);
+        assertThat(names()).isEmpty();
+        writer.apply(List.of(upsert(table, 1, "a", null, 10)), 200);
+        assertThat(names()).as("replayed insert older than the delete").isEmpty();
+        writer.apply(List.of(upsert(table, 1, "again", null, 30)), 300);
+        assertThat(names()).as("re-insert newer than the delete").isEqualTo(Map.of(1, "again"));
+    }
+
+    @Test
+    void unchangedColumnsKeepTheirValue() throws Exception {
+        writer.apply(List.of(upsert(table, 1, "a", "big value", 10)), 100);
+        ObjectNode after = row(1, "b", "__debezium_unavailable_value");
+        NetChange u =
+                NetChanges.change(
+                        table,
+                        NetChanges.ITEMS,
+                        NetOperation.UPDATE,
+                        1,
+                        after,
+                        List.of("note"),
+                        11,
+                        NetChangeMode.ALL);
+        writer.apply(List.of(u), 200);
+        try (Connection c = writer.openReader();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT name, note FROM " + quoted(table))) {
+            rs.next();
+            assertThat(rs.getString(1)).isEqualTo("b");
+            assertThat(rs.getString(2)).isEqualTo("big value");
+        }
+    }
+
+    @Test
+    void severalIntervalsOfOneKeyInOneBatchApplyTheNewest() throws Exception {
+        writer.apply(
+                List.of(
+                        upsert(table, 1, "a", null, 10),
+                        upsert(table, 1, "c", null, 30),
+                        upsert(table, 1, "b", null, 20)),
+                100);
+        assertThat(names()).isEqualTo(Map.of(1, "c"));
+    }
+
+    @Test
+    void unfoldedChangesAreAllWrittenInOrder() throws Exception {
+        List<NetChange> raw = new ArrayList<>();
+        for (int i = 1; i <= 5; i++) {
+            raw.add(
+                    NetChanges.change(
+                            table,
+                            NetChanges.ITEMS,
+                            NetOperation.UPDATE,
+                            1,
+                            row(1, "v" + i, null),
+                            List.of(),
+                            i,
+                            NetChangeMode.OFF));
+        }
+        WarehouseWriter.Applied a = writer.apply(raw, 100);
+        assertThat(names()).isEqualTo(Map.of(1, "v5"));
+        assertThat(a.rowsWritten()).isEqualTo(5);
+    }
+
+    @Test
+    void aNewSourceColumnWidensTheTable() throws Exception {
+        writer.apply(List.of(upsert(table, 1, "a", null, 10)), 100);
+        List<ColumnSpec> wider = new ArrayList<>(NetChanges.ITEMS);
+        wider.add(new ColumnSpec("qty", "INT32", false, true, null, null, "int32", null));
+        ObjectNode after = row(2, "b", null);
+        after.put("qty", 5);
+        writer.apply(
+                List.of(
+                        NetChanges.change(
+                                table,
+                                wider,
+                                NetOperation.INSERT,
+                                2,
+                                after,
+                                List.of(),
+                                11,
+                                NetChangeMode.ALL)),
+                200);
+        try (Connection c = writer.openReader();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery("SELECT id, qty FROM " + quoted(table) + " ORDER BY id")) {
+            rs.next();
+            assertThat(rs.getObject(2)).isNull();
+            rs.next();
+            assertThat(rs.getInt(2)).isEqualTo(5);
+        }
+    }
+
+    @Test
+    void typesSurviveTheTrip() throws Exception {
+        List<ColumnSpec> cols =
+                List.of(
+                        new ColumnSpec("id", "INT32", true, false, null, null, "int32", null),
+                        new ColumnSpec("small", "INT16", false, true, null, null, "int16", null),
+                        new ColumnSpec("big", "INT64", false, true, null, null, "int64", null),
+                        new ColumnSpec("f", "FLOAT64", false, true, null, null, "float64", null),
+                        new ColumnSpec("price", "NUMERIC", false, true, 10, 2, "string", null),
+                        new ColumnSpec("flag", "BOOLEAN", false, true, null, null, "boolean", null),
+                        new ColumnSpec(
+                                "d",
+                                "INT32",
+                                false,
+                                true,
+                                null,
+                                null,
+                                "int32",
+                                "io.debezium.time.Date"),
+                        new ColumnSpec(
+                                "at",
+                                "INT64",
+                                false,
+                                true,
+                                null,
+                                null,
+                                "int64",
+                                "io.debezium.time.MicroTimestamp"),
+                        new ColumnSpec(
+                                "zt",
+                                "STRING",
+                                false,
+                                true,
+                                null,
+                                null,
+                                "string",
+                                "io.debezium.time.ZonedTimestamp"),
+                        new ColumnSpec("blob", "BYTES", false, true, null, null, "bytes", null),
+                        new ColumnSpec(
+                                "u",
+                                "STRING",
+                                false,
+                                true,
+                                null,
+                                null,
+                                "string",
+                                "io.debezium.data.Uuid"),
+                        new ColumnSpec(
+                                "doc",
+                                "STRING",
+                                false,
+                                true,
+                                null,
+                                null,
+                                "string",
+                                "io.debezium.data.Json"),
+                        new ColumnSpec("txt", "STRING", false, true, null, null, "string", null));
+        ObjectNode a = M.createObjectNode();
+        a.put("id", 1);
+        a.put("small", 7);
+        a.put("big", 9_000_000_000L);
+        a.put("f", 1.25);
+        a.put("price", "12.30");
+        a.put("flag", true);
+        a.put("d", 20_000);
+        a.put("at", 1_795_240_610_959_924L);
+        a.put("zt", "2026-11-21T05:56:45.123456Z");
+        a.put("blob", "q80=");
+        a.put("u", "3f2504e0-4f89-11d3-9a0c-0305e82c3301");
+        a.put("doc", "{\"a\": 1}");
+        a.put("txt", "it's \"quoted\", with, commas\nand a newline");
+        writer.apply(
+                List.of(
+                        NetChanges.change(
+                                table,
+                                cols,
+                                NetOperation.INSERT,
+                                1,
+                                a,
+                                List.of(),
+                                10,
+                                NetChangeMode.ALL)),
+                100);
+        try (Connection c = writer.openReader();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT small, big, f, price, flag, d, \"at\", zt, blob, u, doc, txt FROM "
+                                        + quoted(table))) {
+            rs.next();
+            assertThat(rs.getInt(1)).isEqualTo(7);
+            assertThat(rs.getLong(2)).isEqualTo(9_000_000_000L);
+            assertThat(rs.getDouble(3)).isEqualTo(1.25);
+            assertThat(rs.getBigDecimal(4)).isEqualByComparingTo(new BigDecimal("12.30"));
+            assertThat(rs.getBoolean(5)).isTrue();
+            assertThat(rs.getString(6)).isEqualTo(LocalDate.ofEpochDay(20_000).toString());
+            assertThat(rs.getString(7)).startsWith("2026-11-21");
+            assertThat(rs.getString(7)).isEqualTo("2026-11-21 05:56:50.959924");
+            assertThat(rs.getObject(8, OffsetDateTime.class).toInstant())
+                    .isEqualTo(Instant.parse("2026-11-21T05:56:45.123456Z"));
+            assertThat(rs.getBytes(9)).containsExactly(0xAB, 0xCD);
+            assertThat(rs.getObject(10).toString())
+                    .isEqualTo("3f2504e0-4f89-11d3-9a0c-0305e82c3301");
+            assertThat(rs.getString(11)).isEqualTo("{\"a\": 1}");
+            assertThat(rs.getString(12)).isEqualTo("it's \"quoted\", with, commas\nand a newline");
+        }
+    }
+
+    @Test
+    void progressIsRecordedWithTheData() throws Exception {
+        writer.apply(List.of(upsert(table, 1, "a", null, 10)), 4242);
+        try (Connection c = writer.openReader();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery("SELECT max(applied_through_ms) FROM cdc_lab.progress")) {
+            rs.next();
+            assertThat(rs.getLong(1)).isEqualTo(4242);
+        }
+    }
+}
