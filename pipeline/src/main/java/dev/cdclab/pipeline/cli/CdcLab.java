@@ -37,6 +37,14 @@ public final class CdcLab {
         System.exit(execute(args));
     }
 
+    /**
+     * Stops whatever a running command started, as Ctrl-C would; for embedding the CLI (and for
+     * tests).
+     */
+    public static void stopRunning() {
+        Commands.closeAll();
+    }
+
     /** Runs a command line and returns its exit code (for tests). */
     public static int execute(String... args) {
         // Kafka, Connect and Streams call Exit on fatal errors; in this process that must become

@@ -1,0 +1,119 @@
+package dev.cdclab.pipeline.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Bad input gets one clear line and a non-zero exit; nothing is left running. */
+@Timeout(120)
+class CdcLabCliTest {
+    @TempDir Path dir;
+
+    record Result(int code, String out, String err) {}
+
+    private static Result run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream o = System.out;
+        PrintStream e = System.err;
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+            int code = CdcLab.execute(args);
+            return new Result(
+                    code,
+                    out.toString(StandardCharsets.UTF_8),
+                    err.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setOut(o);
+            System.setErr(e);
+        }
+    }
+
+    @Test
+    void unknownOptionIsAUsageError() {
+        Result r = run("run", "--rat", "5");
+        assertThat(r.code()).isEqualTo(CdcLab.USAGE);
+        assertThat(r.err())
+                .startsWith("cdc-lab: Unknown options: '--rat', '5'")
+                .contains("Try 'cdc-lab run --help'.");
+    }
+
+    @Test
+    void badValuesNameTheOption() {
+        assertThat(run("run", "--duration", "soon").err())
+                .contains("'--duration'")
+                .contains("not a duration");
+        Result zero = run("run", "--duration", "0s", "--work-dir", dir.toString());
+        assertThat(zero.code()).isEqualTo(CdcLab.USAGE);
+        assertThat(zero.err().strip()).isEqualTo("cdc-lab: error: --duration must be > 0");
+        assertThat(run("run", "--net-changes", "some").err())
+                .contains("'some' is not one of all, all-with-merge, off");
+        assertThat(run("run", "--workload", "W99", "--work-dir", dir.toString()).err())
+                .contains("unknown workload 'W99'; choose one of");
+        Result badKey = run("run", "--work-dir", dir.toString(), "-D", "streams.intervall=1s");
+        assertThat(badKey.code()).isEqualTo(CdcLab.USAGE);
+    }
+
+    @Test
+    void aTakenPortFailsFastWithOneLine() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Result r =
+                    run(
+                            "up",
+                            "--source-port",
+                            Integer.toString(taken.getLocalPort()),
+                            "--work-dir",
+                            dir.toString());
+            assertThat(r.code()).isEqualTo(CdcLab.FAILED);
+            assertThat(r.err().lines().findFirst().orElseThrow())
+                    .isEqualTo(
+                            "cdc-lab: error: port " + taken.getLocalPort() + " is already in use");
+        }
+    }
+
+    @Test
+    void verifyWithoutARunningPipelineSaysSo() throws Exception {
+        Path f = dir.resolve("e.json");
+        assertThat(run("verify", "--endpoints-file", f.toString()).err())
+                .startsWith("cdc-lab: error: cannot read endpoints file");
+        Files.writeString(
+                f,
+                "{\"source_jdbc_url\":\"jdbc:postgresql://127.0.0.1:1/x\",\"source_user\":\"u\",\"source_password\":\"p\","
+                        + "\"warehouse_url\":\"jdbc:duckdb:/nope\",\"admin_url\":\"http://127.0.0.1:1\"}");
+        Result r = run("verify", "--endpoints-file", f.toString());
+        assertThat(r.code()).isEqualTo(CdcLab.FAILED);
+        assertThat(r.err().strip())
+                .startsWith("cdc-lab: error: no pipeline answers at http://127.0.0.1:1");
+    }
+
+    @Test
+    void configListsEveryStageAndCapturePrintsItsJsonWithoutThePassword() {
+        Result cfg = run("config");
+        assertThat(cfg.code()).isZero();
+        assertThat(cfg.out())
+                .contains("`interval`")
+                .contains("`warehouse.url`")
+                .contains("`slot.name`")
+                .contains("| `mix` |");
+        Result p =
+                run(
+                        "capture",
+                        "print-config",
+                        "--source-host",
+                        "db",
+                        "-D",
+                        "source.password=secret");
+        assertThat(p.code()).isZero();
+        assertThat(p.out()).contains("\"database.hostname\" : \"db\"").doesNotContain("secret");
+    }
+}

@@ -1,0 +1,153 @@
+package dev.cdclab.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cdclab.pipeline.cli.CdcLab;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The README's commands, run in-process: {@code run}, and {@code up} + your own writes + {@code
+ * verify}.
+ */
+@Timeout(600)
+class CommandLineIT {
+    @TempDir Path dir;
+
+    @Test
+    void runPrintsAVerifiedReportAndWritesItsJson() throws Exception {
+        Path json = dir.resolve("report.json");
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        PrintStream original = System.out;
+        int code;
+        try {
+            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            code =
+                    CdcLab.execute(
+                            "run",
+                            "--duration",
+                            "8s",
+                            "--rate",
+                            "100",
+                            "--warmup",
+                            "0",
+                            "--prefill",
+                            "500",
+                            "--work-dir",
+                            dir.resolve("run").toString(),
+                            "--report-json",
+                            json.toString());
+        } finally {
+            System.setOut(original);
+        }
+        String out = captured.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(out).isZero();
+        assertThat(out)
+                .contains("verified: warehouse matches source")
+                .contains("fsync=on")
+                .contains("synchronous_commit=on");
+        JsonNode r = new ObjectMapper().readTree(json.toFile());
+        assertThat(r.get("verified").asBoolean()).isTrue();
+        assertThat(r.get("source_changes").asLong()).isPositive();
+        assertThat(r.get("captured_changes").asLong()).isEqualTo(r.get("source_changes").asLong());
+        assertThat(r.get("net_changes_applied").asLong()).isPositive();
+        assertThat(r.get("throughput_changes_per_s").asDouble()).isPositive();
+        assertThat(r.get("catch_up_s").asDouble()).isGreaterThanOrEqualTo(0);
+        for (String p : new String[] {"p50", "p95", "p99", "max"}) {
+            assertThat(r.get("latency_ms").get(p).asDouble()).as(p).isPositive();
+        }
+        assertThat(r.get("stages_ms").size()).isEqualTo(4);
+        r.get("stages_ms").forEach(s -> assertThat(s.has("p50") && s.has("p99")).isTrue());
+        assertThat(r.get("source_settings").get("fsync").asText()).isEqualTo("on");
+    }
+
+    @Test
+    void upCapturesTablesAUserCreatesAndVerifyComparesThem() throws Exception {
+        Path endpoints = dir.resolve("endpoints.json");
+        CompletableFuture<Integer> up =
+                CompletableFuture.supplyAsync(
+                        () ->
+                                CdcLab.execute(
+                                        "up",
+                                        "--endpoints-file",
+                                        endpoints.toString(),
+                                        "--work-dir",
+                                        dir.resolve("up").toString(),
+                                        "--interval",
+                                        "500ms"));
+        try {
+            await().atMost(Duration.ofSeconds(120))
+                    .until(() -> Files.exists(endpoints) || up.isDone());
+            assertThat(up.isDone()).as("up exited early").isFalse();
+            JsonNode e = new ObjectMapper().readTree(endpoints.toFile());
+            for (String k :
+                    new String[] {
+                        "source_jdbc_url",
+                        "source_host",
+                        "source_port",
+                        "source_database",
+                        "source_user",
+                        "source_password",
+                        "kafka_bootstrap",
+                        "connect_url",
+                        "warehouse_url"
+                    }) {
+                assertThat(e.hasNonNull(k)).as(k).isTrue();
+            }
+            // what a user would type into psql
+            try (Connection c =
+                            DriverManager.getConnection(
+                                    e.get("source_jdbc_url").asText(),
+                                    e.get("source_user").asText(),
+                                    e.get("source_password").asText());
+                    Statement s = c.createStatement()) {
+                s.execute(
+                        "CREATE TABLE notes (id serial PRIMARY KEY, body text, score numeric(5,1))");
+                s.execute(
+                        "INSERT INTO notes (body, score) SELECT 'note ' || g, g / 3.0 FROM generate_series(1, 500) g");
+                s.execute("UPDATE notes SET body = upper(body) WHERE id % 7 = 0");
+                s.execute("DELETE FROM notes WHERE id % 11 = 0");
+            }
+            assertThat(
+                            CdcLab.execute(
+                                    "verify",
+                                    "--endpoints-file",
+                                    endpoints.toString(),
+                                    "--timeout",
+                                    "60s"))
+                    .isZero();
+        } finally {
+            CdcLab.stopRunning();
+        }
+        assertThat(up.get()).isZero();
+        JsonNode e = new ObjectMapper().readTree(endpoints.toFile());
+        assertThat(Path.of(e.get("warehouse_url").asText().substring("jdbc:duckdb:".length())))
+                .exists();
+        int port = e.get("source_port").asInt();
+        await().atMost(Duration.ofSeconds(30)).until(() -> !listening(port));
+    }
+
+    private static boolean listening(int port) {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            return true;
+        } catch (Exception e) {
+            return false;
+        }
+    }
+}
