@@ -80,9 +80,6 @@ public final class NetChangeCodec {
             g.writeString(u);
         }
         g.writeEndArray();
-        g.writeStringField("schema_id", Long.toHexString(c.schema().id()));
-        g.writeFieldName("columns");
-        g.writeRawValue(new String(c.schema().json(), StandardCharsets.UTF_8));
         g.writeObjectFieldStart("interval");
         g.writeNumberField("start_ms", c.intervalStartMs());
         g.writeNumberField("end_ms", c.intervalEndMs());
@@ -105,6 +102,10 @@ public final class NetChangeCodec {
         if (c.generatorCommitMicros() != null) {
             g.writeNumberField("generator_commit_us", c.generatorCommitMicros());
         }
+        // last, so a reader that knows the schema id can stop before the column list
+        g.writeStringField("schema_id", Long.toHexString(c.schema().id()));
+        g.writeFieldName("columns");
+        g.writeRawValue(new String(c.schema().json(), StandardCharsets.UTF_8));
         g.writeEndObject();
     }
 
@@ -123,6 +124,7 @@ public final class NetChangeCodec {
                 throw new MalformedRecordException("not a JSON object");
             }
             Fields f = new Fields();
+            fields:
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String name = p.currentName();
                 JsonToken t = p.nextToken();
@@ -149,8 +151,9 @@ public final class NetChangeCodec {
                         Schemas.Described known =
                                 f.schemaId == null ? null : SCHEMAS.get(f.schemaId);
                         if (known != null) {
-                            p.skipChildren();
                             f.schema = known;
+                            // the column list is the last field: nothing after it to read
+                            break fields;
                         } else {
                             JsonNode cols = p.readValueAsTree();
                             List<ColumnSpec> list = Schemas.fromJson(cols);

@@ -326,7 +326,7 @@ public final class EmbeddedPipeline implements AutoCloseable {
         private String runId = "run";
         private int partitions = 1;
         private Duration interval = Duration.ofSeconds(1);
-        private Duration grace = Duration.ofMillis(200);
+        private Duration grace = Duration.ofMillis(100);
         private Duration heartbeat = Duration.ofSeconds(1);
         private NetChangeMode mode = NetChangeMode.ALL;
         private NetChangeConfig.Guarantee guarantee = NetChangeConfig.Guarantee.AT_LEAST_ONCE;

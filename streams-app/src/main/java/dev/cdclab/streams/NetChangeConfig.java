@@ -123,10 +123,11 @@ public final class NetChangeConfig {
                     .build();
     public static final ConfigOption<StateStoreType> STATE_STORE =
             enumOption("state.store", StateStoreType.class)
-                    .defaultValue(StateStoreType.ROCKSDB)
+                    .defaultValue(StateStoreType.IN_MEMORY)
                     .description(
-                            "Store for open intervals: rocksdb spills to disk (large"
-                                    + " transactions), in_memory is faster.")
+                            "Store for open intervals (changelogged either way): in_memory is"
+                                    + " faster; rocksdb spills to disk for long intervals and huge"
+                                    + " transactions.")
                     .build();
     public static final ConfigOption<String> PLACEHOLDER =
             stringOption("unavailable.value.placeholder")

@@ -15,6 +15,8 @@ public final class SinkStats {
     private final AtomicLong appliedThroughMs = new AtomicLong(Long.MIN_VALUE);
     private final AtomicLong held = new AtomicLong();
     private final Map<String, Table> tables = new ConcurrentHashMap<>();
+    private final org.HdrHistogram.Histogram applyMs =
+            new org.HdrHistogram.ConcurrentHistogram(3_600_000L, 3);
 
     /** Per-table counts. */
     public static final class Table {
@@ -44,6 +46,15 @@ public final class SinkStats {
         batches.increment();
         rowsWritten.add(rows);
         appliedThroughMs.accumulateAndGet(appliedThrough, Math::max);
+    }
+
+    void applyTook(long ms) {
+        applyMs.recordValue(Math.max(0, Math.min(ms, 3_600_000L)));
+    }
+
+    /** Time to apply one batch in the warehouse (stage, merge, commit), milliseconds. */
+    public org.HdrHistogram.Histogram applyMillis() {
+        return applyMs.copy();
     }
 
     void advance(long appliedThrough) {

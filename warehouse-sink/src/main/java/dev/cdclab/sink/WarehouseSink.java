@@ -183,7 +183,9 @@ public final class WarehouseSink implements AutoCloseable {
             if (ready.isEmpty()) {
                 stats.advance(bound);
             } else {
+                long t0 = System.nanoTime();
                 WarehouseWriter.Applied applied = writer.apply(ready, bound);
+                stats.applyTook((System.nanoTime() - t0) / 1_000_000);
                 for (NetChange c : ready) {
                     latency.record(c, applied.committedAtMs());
                     stats.applied(c.table(), c.rawChanges());

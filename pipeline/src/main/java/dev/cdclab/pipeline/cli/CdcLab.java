@@ -14,6 +14,7 @@ import picocli.CommandLine.Command;
         description = "Capture-to-warehouse pipeline and latency lab.",
         subcommands = {
             RunCommand.class,
+            BenchCommand.class,
             UpCommand.class,
             VerifyCommand.class,
             LoadCommand.class,

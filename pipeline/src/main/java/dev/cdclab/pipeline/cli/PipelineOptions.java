@@ -32,7 +32,7 @@ final class PipelineOptions {
     @Option(
             names = "--grace",
             paramLabel = "DURATION",
-            defaultValue = "200ms",
+            defaultValue = "100ms",
             converter = Commands.DurationConverter.class,
             description =
                     "How far past an interval's end the source must be before it closes (default: ${DEFAULT-VALUE}).")

@@ -330,6 +330,7 @@ final class RunCommand implements Callable<Integer> {
                                 tables,
                                 catchUp.toMillis() / 1000.0,
                                 p.sink().latency(),
+                                p.sink().stats().applyMillis(),
                                 p.sourceSettings(),
                                 pipeline,
                                 v,

@@ -49,6 +49,7 @@ public final class RunReport {
      * @param tables per-table counts
      * @param catchUpSeconds from load end until the warehouse had every committed change
      * @param latency sink latencies
+     * @param applyMillis time per warehouse transaction
      * @param sourceSettings source settings
      * @param pipeline pipeline settings
      * @param verification comparison result
@@ -76,6 +77,7 @@ public final class RunReport {
             List<TableCounts> tables,
             double catchUpSeconds,
             LatencyRecorder latency,
+            Histogram applyMillis,
             Map<String, String> sourceSettings,
             Map<String, Object> pipeline,
             VerificationResult verification,
@@ -144,6 +146,9 @@ public final class RunReport {
         nc.put("dead_letters", f.deadLetters());
         nc.put("warehouse_rows_written", f.rowsWritten());
         nc.put("warehouse_transactions", f.batches());
+        if (f.applyMillis() != null) {
+            nc.put("warehouse_transaction_ms", Numbers.percentiles(f.applyMillis(), 1));
+        }
         Map<String, Object> per = new LinkedHashMap<>();
         for (TableCounts t : f.tables()) {
             Map<String, Object> tc = new LinkedHashMap<>();
@@ -282,6 +287,11 @@ public final class RunReport {
                         count(f.batches()),
                         fixed2(f.catchUpSeconds())));
         Histogram e2e = f.latency().endToEnd();
+        if (f.applyMillis() != null && f.applyMillis().getTotalCount() > 0) {
+            b.append("              per warehouse transaction: ")
+                    .append(millis(f.applyMillis(), 1))
+                    .append("\n");
+        }
         b.append("latency       source commit -> warehouse commit: ")
                 .append(millis(e2e, 1))
                 .append(" (n=")

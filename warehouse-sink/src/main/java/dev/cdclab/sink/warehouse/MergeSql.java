@@ -93,6 +93,104 @@ final class MergeSql {
                 + ")";
     }
 
+    /** {@code t.k1 = CAST(s.k1 ...) AND ...} for the key columns. */
+    static String keyMatch(List<ColumnSpec> columns, Caster caster) {
+        return columns.stream()
+                .filter(ColumnSpec::key)
+                .map(
+                        k ->
+                                "t."
+                                        + quote(k.name())
+                                        + " = "
+                                        + caster.cast("s." + quote(k.name()), ColumnKind.of(k), k))
+                .collect(Collectors.joining(" AND "));
+    }
+
+    /**
+     * Fills the staged values of unchanged columns from the current warehouse row, so that a row
+     * can be replaced as a whole. {@code toText} turns a warehouse column back into staged text.
+     */
+    static String fillUnchanged(
+            TableName target,
+            String stage,
+            List<ColumnSpec> columns,
+            Caster caster,
+            Caster toText) {
+        String set =
+                columns.stream()
+                        .filter(c -> !c.key())
+                        .map(
+                                c -> {
+                                    String q = quote(c.name());
+                                    return q
+                                            + " = CASE WHEN s._unchanged LIKE "
+                                            + literal("%|" + c.name() + "|%")
+                                            + " THEN "
+                                            + toText.cast("t." + q, ColumnKind.of(c), c)
+                                            + " ELSE s."
+                                            + q
+                                            + " END";
+                                })
+                        .collect(Collectors.joining(", "));
+        return "UPDATE "
+                + stage
+                + " AS s SET "
+                + set
+                + " FROM "
+                + qualified(target)
+                + " AS t WHERE s._unchanged <> '|' AND s._op <> 'd' AND "
+                + keyMatch(columns, caster);
+    }
+
+    /** Deletes the warehouse rows that staged changes of kind {@code op} replace or remove. */
+    static String deleteReplaced(
+            TableName target,
+            String stage,
+            List<ColumnSpec> columns,
+            Caster caster,
+            boolean deletes) {
+        return "DELETE FROM "
+                + qualified(target)
+                + " AS t USING "
+                + stage
+                + " AS s WHERE s._op "
+                + (deletes ? "= 'd'" : "<> 'd'")
+                + " AND s._lsn > t._cdc_lsn AND "
+                + keyMatch(columns, caster);
+    }
+
+    /**
+     * Inserts the new row versions, skipping keys still present (a newer version won) and keys
+     * deleted at a newer position (tombstones).
+     */
+    static String insertNew(
+            TableName target, String stage, List<ColumnSpec> columns, Caster caster) {
+        String cols =
+                columns.stream().map(c -> quote(c.name())).collect(Collectors.joining(", "))
+                        + ", _cdc_lsn, _cdc_commit_ms";
+        String vals =
+                columns.stream()
+                                .map(c -> caster.cast("s." + quote(c.name()), ColumnKind.of(c), c))
+                                .collect(Collectors.joining(", "))
+                        + ", s._lsn, s._commit_ms";
+        return "INSERT INTO "
+                + qualified(target)
+                + " ("
+                + cols
+                + ") SELECT "
+                + vals
+                + " FROM "
+                + stage
+                + " AS s LEFT JOIN cdc_lab.tombstones tb ON tb.table_name = "
+                + literal(target.toString())
+                + " AND tb.key = s._key WHERE s._op <> 'd' AND s._lsn > COALESCE(tb.lsn, -1) AND"
+                + " NOT EXISTS (SELECT 1 FROM "
+                + qualified(target)
+                + " AS t WHERE "
+                + keyMatch(columns, caster)
+                + ")";
+    }
+
     /** Records the newest delete position per key, so stale replays cannot resurrect rows. */
     static String tombstones(TableName target, String stage) {
         return "MERGE INTO cdc_lab.tombstones AS t USING (SELECT _key, _lsn FROM "

@@ -109,6 +109,10 @@ public final class WarehouseWriter implements AutoCloseable {
         boolean delete = c.op() == NetOperation.DELETE;
         for (int i = 0; i < values.length; i++) {
             ColumnSpec col = columns.get(i);
+            if (!delete && c.unchanged().contains(col.name())) {
+                // the source did not send it; the warehouse row has it
+                continue;
+            }
             var value =
                     delete || c.after() == null
                             ? c.key().get(col.name())

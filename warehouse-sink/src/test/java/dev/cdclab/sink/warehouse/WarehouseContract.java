@@ -194,61 +194,109 @@ abstract class WarehouseContract {
 
     @Test
     void typesSurviveTheTrip() throws Exception {
-        List<ColumnSpec> cols =
+        writer.apply(
                 List.of(
-                        new ColumnSpec("id", "INT32", true, false, null, null, "int32", null),
-                        new ColumnSpec("small", "INT16", false, true, null, null, "int16", null),
-                        new ColumnSpec("big", "INT64", false, true, null, null, "int64", null),
-                        new ColumnSpec("f", "FLOAT64", false, true, null, null, "float64", null),
-                        new ColumnSpec("price", "NUMERIC", false, true, 10, 2, "string", null),
-                        new ColumnSpec("flag", "BOOLEAN", false, true, null, null, "boolean", null),
-                        new ColumnSpec(
-                                "d",
-                                "INT32",
-                                false,
-                                true,
-                                null,
-                                null,
-                                "int32",
-                                "io.debezium.time.Date"),
-                        new ColumnSpec(
-                                "at",
-                                "INT64",
-                                false,
-                                true,
-                                null,
-                                null,
-                                "int64",
-                                "io.debezium.time.MicroTimestamp"),
-                        new ColumnSpec(
-                                "zt",
-                                "STRING",
-                                false,
-                                true,
-                                null,
-                                null,
-                                "string",
-                                "io.debezium.time.ZonedTimestamp"),
-                        new ColumnSpec("blob", "BYTES", false, true, null, null, "bytes", null),
-                        new ColumnSpec(
-                                "u",
-                                "STRING",
-                                false,
-                                true,
-                                null,
-                                null,
-                                "string",
-                                "io.debezium.data.Uuid"),
-                        new ColumnSpec(
-                                "doc",
-                                "STRING",
-                                false,
-                                true,
-                                null,
-                                null,
-                                "string",
-                                "io.debezium.data.Json"),
-                        new ColumnSpec("txt", "STRING", false, true, null, null, "string", null));
+                        NetChanges.change(
+                                table,
+                                typedColumns(),
+                                NetOperation.INSERT,
+                                1,
+                                typedRow(),
+                                List.of(),
+                                10,
+                                NetChangeMode.ALL)),
+                100);
+        assertTypedRow(typedColumns(), typedRow());
+    }
+
+    @Test
+    void unchangedValuesOfEveryTypeSurviveAnUpdateThatDoesNotSendThem() throws Exception {
+        List<ColumnSpec> cols = typedColumns();
+        writer.apply(
+                List.of(
+                        NetChanges.change(
+                                table,
+                                cols,
+                                NetOperation.INSERT,
+                                1,
+                                typedRow(),
+                                List.of(),
+                                10,
+                                NetChangeMode.ALL)),
+                100);
+        ObjectNode placeholder = typedRow();
+        List<String> unchanged = new ArrayList<>();
+        for (ColumnSpec c : cols) {
+            if (!c.key()) {
+                placeholder.put(c.name(), "__debezium_unavailable_value");
+                unchanged.add(c.name());
+            }
+        }
+        writer.apply(
+                List.of(
+                        NetChanges.change(
+                                table,
+                                cols,
+                                NetOperation.UPDATE,
+                                1,
+                                placeholder,
+                                unchanged,
+                                11,
+                                NetChangeMode.ALL)),
+                200);
+        assertTypedRow(cols, typedRow());
+        try (Connection c = writer.openReader();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT _cdc_lsn FROM " + quoted(table))) {
+            rs.next();
+            assertThat(rs.getLong(1)).as("the update was applied").isEqualTo(11);
+        }
+    }
+
+    private static List<ColumnSpec> typedColumns() {
+        return List.of(
+                new ColumnSpec("id", "INT32", true, false, null, null, "int32", null),
+                new ColumnSpec("small", "INT16", false, true, null, null, "int16", null),
+                new ColumnSpec("big", "INT64", false, true, null, null, "int64", null),
+                new ColumnSpec("f", "FLOAT64", false, true, null, null, "float64", null),
+                new ColumnSpec("price", "NUMERIC", false, true, 10, 2, "string", null),
+                new ColumnSpec("flag", "BOOLEAN", false, true, null, null, "boolean", null),
+                new ColumnSpec(
+                        "d", "INT32", false, true, null, null, "int32", "io.debezium.time.Date"),
+                new ColumnSpec(
+                        "at",
+                        "INT64",
+                        false,
+                        true,
+                        null,
+                        null,
+                        "int64",
+                        "io.debezium.time.MicroTimestamp"),
+                new ColumnSpec(
+                        "zt",
+                        "STRING",
+                        false,
+                        true,
+                        null,
+                        null,
+                        "string",
+                        "io.debezium.time.ZonedTimestamp"),
+                new ColumnSpec("blob", "BYTES", false, true, null, null, "bytes", null),
+                new ColumnSpec(
+                        "u", "STRING", false, true, null, null, "string", "io.debezium.data.Uuid"),
+                new ColumnSpec(
+                        "doc",
+                        "STRING",
+                        false,
+                        true,
+                        null,
+                        null,
+                        "string",
+                        "io.debezium.data.Json"),
+                new ColumnSpec("txt", "STRING", false, true, null, null, "string", null));
+    }
+
+    private static ObjectNode typedRow() {
         ObjectNode a = M.createObjectNode();
         a.put("id", 1);
         a.put("small", 7);
@@ -263,18 +311,10 @@ abstract class WarehouseContract {
         a.put("u", "3f2504e0-4f89-11d3-9a0c-0305e82c3301");
         a.put("doc", "{\"a\": 1}");
         a.put("txt", "it's \"quoted\", with, commas\nand a newline");
-        writer.apply(
-                List.of(
-                        NetChanges.change(
-                                table,
-                                cols,
-                                NetOperation.INSERT,
-                                1,
-                                a,
-                                List.of(),
-                                10,
-                                NetChangeMode.ALL)),
-                100);
+        return a;
+    }
+
+    private void assertTypedRow(List<ColumnSpec> cols, ObjectNode a) throws Exception {
         try (Connection c = writer.openReader();
                 Statement s = c.createStatement();
                 ResultSet rs =
