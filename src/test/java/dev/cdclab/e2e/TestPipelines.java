@@ -73,6 +73,43 @@ final class TestPipelines {
         tx(p, sql.toString().split(";\\s*\n"));
     }
 
+    /** Every net change written so far (markers left out), read from the net-change topic. */
+    static java.util.List<dev.cdclab.change.NetChange> netChanges(EmbeddedPipeline p) {
+        java.util.Properties props = new java.util.Properties();
+        props.put("bootstrap.servers", p.kafka().bootstrapServers());
+        props.put("group.id", "test-reader-" + System.nanoTime());
+        props.put("auto.offset.reset", "earliest");
+        props.put("enable.auto.commit", "false");
+        java.util.List<dev.cdclab.change.NetChange> out = new java.util.ArrayList<>();
+        try (var consumer =
+                new org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]>(
+                        props,
+                        new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
+                        new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+            String topic =
+                    p.netChangeConfig().get(dev.cdclab.streams.NetChangeConfig.NET_CHANGES_TOPIC);
+            var parts =
+                    consumer.partitionsFor(topic).stream()
+                            .map(
+                                    i ->
+                                            new org.apache.kafka.common.TopicPartition(
+                                                    topic, i.partition()))
+                            .toList();
+            consumer.assign(parts);
+            consumer.seekToBeginning(parts);
+            var end = consumer.endOffsets(parts);
+            while (parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+                for (var r : consumer.poll(Duration.ofMillis(200))) {
+                    var rec = dev.cdclab.change.NetChangeCodec.decode(r.value());
+                    if (rec instanceof dev.cdclab.change.NetChange c) {
+                        out.add(c);
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
     /** Waits for the warehouse to have every committed change, then compares it with the source. */
     static VerificationResult caughtUpAndVerified(EmbeddedPipeline p) throws SQLException {
         p.awaitCaughtUp(Duration.ofSeconds(90));

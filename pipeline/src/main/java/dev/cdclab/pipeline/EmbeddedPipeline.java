@@ -50,6 +50,7 @@ public final class EmbeddedPipeline implements AutoCloseable {
     private WarehouseSink sink;
     private ConnectWorker connect;
     private Map<String, String> connectorConfig;
+    private NetChangeConfig netChangeConfig;
     private Map<String, String> sourceSettings;
     private volatile boolean closed;
 
@@ -140,6 +141,7 @@ public final class EmbeddedPipeline implements AutoCloseable {
                                 .set("kafka.producer.compression.type", "none")
                                 .setAll(settings.streamsOverrides)
                                 .build());
+        netChangeConfig = nc;
         streams = new NetChangeApp(nc);
         started.push(streams);
         streams.start(Duration.ofSeconds(60));
@@ -265,6 +267,11 @@ public final class EmbeddedPipeline implements AutoCloseable {
 
     public ConnectWorker connect() {
         return connect;
+    }
+
+    /** The net-change app's configuration (to start more instances with the same id). */
+    public NetChangeConfig netChangeConfig() {
+        return netChangeConfig;
     }
 
     /** The connector config as registered (contains the password). */

@@ -13,6 +13,7 @@ public final class Workloads {
 
     static {
         ALL.put("mix", MixWorkload::new);
+        ALL.put("hot", HotWorkload::new);
     }
 
     private Workloads() {}

@@ -1,0 +1,154 @@
+package dev.cdclab.e2e;
+
+import static dev.cdclab.e2e.TestPipelines.caughtUpAndVerified;
+import static dev.cdclab.e2e.TestPipelines.tx;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cdclab.change.NetChange;
+import dev.cdclab.pipeline.EmbeddedPipeline;
+import dev.cdclab.pipeline.verify.VerificationResult;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Intervals and transactions end to end (500 ms intervals, 3 partitions): a transaction that runs
+ * across several interval boundaries lands whole in the interval of its commit; unchanged TOASTed
+ * values larger than 2 KB survive updates that do not send them.
+ */
+@Timeout(300)
+class TransactionConsistencyIT {
+    private static EmbeddedPipeline pipeline;
+
+    @BeforeAll
+    static void start() {
+        pipeline = TestPipelines.start("consistency", b -> b.partitions(3));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (pipeline != null) {
+            pipeline.close();
+        }
+    }
+
+    @Test
+    void aTransactionStraddlingIntervalBoundariesLandsInTheIntervalOfItsCommit() throws Exception {
+        tx(
+                pipeline,
+                "CREATE TABLE straddle (id int PRIMARY KEY, v text)",
+                "CREATE TABLE chatter (id int PRIMARY KEY, n int)");
+        tx(pipeline, "INSERT INTO chatter SELECT g, 0 FROM generate_series(1, 20) g");
+        AtomicBoolean stop = new AtomicBoolean();
+        CompletableFuture<Void> background =
+                CompletableFuture.runAsync(
+                        () -> {
+                            int i = 0;
+                            while (!stop.get()) {
+                                try {
+                                    tx(
+                                            pipeline,
+                                            "UPDATE chatter SET n = n + 1 WHERE id = "
+                                                    + (1 + i++ % 20));
+                                    Thread.sleep(20);
+                                } catch (Exception e) {
+                                    throw new IllegalStateException(e);
+                                }
+                            }
+                        });
+        long txid;
+        long commitStart;
+        try (Connection c = pipeline.sourceConnection()) {
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement()) {
+                try (ResultSet rs = s.executeQuery("SELECT txid_current()")) {
+                    rs.next();
+                    txid = rs.getLong(1);
+                }
+                s.execute("INSERT INTO straddle SELECT g, 'first' FROM generate_series(1, 60) g");
+                s.execute("SELECT pg_sleep(0.7)");
+                s.execute("UPDATE straddle SET v = 'second' WHERE id <= 30");
+                s.execute("SELECT pg_sleep(0.7)");
+                s.execute("INSERT INTO straddle SELECT g, 'third' FROM generate_series(61, 120) g");
+                s.execute("DELETE FROM straddle WHERE id BETWEEN 100 AND 110");
+            }
+            commitStart = System.currentTimeMillis();
+            c.commit();
+        } finally {
+            stop.set(true);
+        }
+        background.get();
+
+        VerificationResult v = caughtUpAndVerified(pipeline);
+        assertThat(v.matches()).as(v.summary()).isTrue();
+
+        List<NetChange> straddle =
+                TestPipelines.netChanges(pipeline).stream()
+                        .filter(c -> c.table().equals("public.straddle"))
+                        .toList();
+        assertThat(straddle).as("one net change per surviving key").hasSize(109);
+        assertThat(straddle).allSatisfy(c -> assertThat(c.txId()).isEqualTo(txid));
+        Set<Long> intervals =
+                straddle.stream().map(NetChange::intervalStartMs).collect(Collectors.toSet());
+        assertThat(intervals).as("the whole transaction in one interval").hasSize(1);
+        NetChange any = straddle.get(0);
+        assertThat(any.commitMs()).isBetween(any.intervalStartMs(), any.intervalEndMs() - 1);
+        assertThat(any.commitMs()).isGreaterThanOrEqualTo(commitStart - 50);
+        assertThat(straddle)
+                .filteredOn(c -> c.key().get("id").asInt() <= 30)
+                .allSatisfy(c -> assertThat(c.rawChanges()).isEqualTo(2));
+        assertThat(pipeline.streams().stats().late()).isZero();
+    }
+
+    @Test
+    void unchangedValuesLargerThanToastThresholdSurviveUpdatesThatDoNotSendThem() throws Exception {
+        tx(pipeline, "CREATE TABLE docs (id int PRIMARY KEY, title text, body text)");
+        // 3.2 KB of hex: incompressible enough to be stored out of line (TOAST)
+        String big =
+                "(SELECT string_agg(md5(g::text || 'x' || i::text), '') FROM generate_series(1, 100) i)";
+        tx(
+                pipeline,
+                "INSERT INTO docs SELECT g, 'v1', "
+                        + big.replace("g::text", "g::text")
+                        + " FROM generate_series(1, 20) g");
+        // same interval as the insert for some keys, later intervals for the rest
+        tx(pipeline, "UPDATE docs SET title = 'v2' WHERE id <= 10");
+        Thread.sleep(1200);
+        tx(pipeline, "UPDATE docs SET title = 'v3'");
+        Thread.sleep(1200);
+        tx(pipeline, "UPDATE docs SET title = 'v4' WHERE id % 2 = 0");
+        try (Connection c = pipeline.sourceConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT min(length(body)) FROM docs")) {
+            rs.next();
+            assertThat(rs.getInt(1)).isGreaterThan(2048);
+        }
+        VerificationResult v = caughtUpAndVerified(pipeline);
+        assertThat(v.matches()).as(v.summary()).isTrue();
+        List<NetChange> docs =
+                TestPipelines.netChanges(pipeline).stream()
+                        .filter(c -> c.table().equals("public.docs"))
+                        .toList();
+        assertThat(docs)
+                .as(
+                        "Debezium sent the unavailable-value placeholder and it was carried as unchanged")
+                .anySatisfy(c -> assertThat(c.unchanged()).containsExactly("body"));
+        try (Connection w = pipeline.warehouseConnection();
+                Statement s = w.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT count(*) FROM public.docs WHERE body LIKE '%unavailable%' OR body IS NULL")) {
+            rs.next();
+            assertThat(rs.getLong(1)).isZero();
+        }
+    }
+}
