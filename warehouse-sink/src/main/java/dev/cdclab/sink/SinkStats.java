@@ -52,6 +52,11 @@ public final class SinkStats {
         applyMs.recordValue(Math.max(0, Math.min(ms, 3_600_000L)));
     }
 
+    /** Forgets the batch timings so far (after a warm-up). */
+    public void resetApplyTimes() {
+        applyMs.reset();
+    }
+
     /** Time to apply one batch in the warehouse (stage, merge, commit), milliseconds. */
     public org.HdrHistogram.Histogram applyMillis() {
         return applyMs.copy();

@@ -42,6 +42,7 @@ public final class LoadReport {
         m.put("row_changes", stats.sourceChanges());
         m.put("changes_per_s", round(changesPerSecond()));
         m.put("errors", stats.errors());
+        m.put("retries_after_deadlock", stats.retries());
         Map<String, Object> rows = new LinkedHashMap<>();
         stats.rows().forEach((op, n) -> rows.put(op.name().toLowerCase(Locale.ROOT), n));
         rows.put("by_trigger", stats.triggeredChanges());
@@ -77,10 +78,12 @@ public final class LoadReport {
         b.append(
                 String.format(
                         Locale.ROOT,
-                        "transactions    %,d  (%,.1f tx/s), %,d errors%n",
+                        "transactions    %,d  (%,.1f tx/s), %,d errors, %,d retried after"
+                                + " deadlocks%n",
                         stats.transactions(),
                         txPerSecond(),
-                        stats.errors()));
+                        stats.errors(),
+                        stats.retries()));
         b.append(
                 String.format(
                         Locale.ROOT,
@@ -97,6 +100,18 @@ public final class LoadReport {
                         rows.get(Op.DELETE),
                         stats.triggeredChanges(),
                         rows.get(Op.SELECT)));
+        StringBuilder series = new StringBuilder();
+        var perSecond = new java.util.ArrayList<>(stats.transactionsPerSecond().values());
+        for (int i = 0; i < perSecond.size(); i += 5) {
+            long sum = 0;
+            int n = 0;
+            for (int j = i; j < Math.min(perSecond.size(), i + 5); j++) {
+                sum += perSecond.get(j);
+                n++;
+            }
+            series.append(series.length() == 0 ? "" : " ").append(sum / n);
+        }
+        b.append(String.format(Locale.ROOT, "tx/s per 5 s   %s%n", series));
         b.append(
                 String.format(
                         Locale.ROOT,

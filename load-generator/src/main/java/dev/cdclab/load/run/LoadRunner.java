@@ -1,5 +1,6 @@
 package dev.cdclab.load.run;
 
+import dev.cdclab.load.workload.Op;
 import dev.cdclab.load.workload.PlannedStatement;
 import dev.cdclab.load.workload.TxPlan;
 import dev.cdclab.load.workload.Workload;
@@ -160,6 +161,14 @@ public final class LoadRunner {
                 }
                 TxPlan plan = workload.plan(i);
                 long changes = execute(c, prepared, plan);
+                for (int retry = 0; changes == RETRY && retry < MAX_RETRIES; retry++) {
+                    stats.retry();
+                    changes = execute(c, prepared, plan);
+                }
+                if (changes == RETRY) {
+                    stats.error();
+                    changes = -1;
+                }
                 long done = System.nanoTime();
                 if (changes >= 0) {
                     stats.transaction(
@@ -174,9 +183,17 @@ public final class LoadRunner {
         }
     }
 
-    /** Runs one planned transaction; returns row changes, or -1 when it failed and rolled back. */
+    private static final long RETRY = -2;
+    private static final int MAX_RETRIES = 5;
+
+    /**
+     * Runs one planned transaction; returns row changes, {@link #RETRY} after a deadlock or
+     * serialization failure (rolled back, worth repeating), or -1 when it failed otherwise.
+     */
     private long execute(Connection c, Map<String, PreparedStatement> prepared, TxPlan plan) {
         long changes = 0;
+        long[] opRows = new long[Op.values().length];
+        long triggered = 0;
         try {
             for (PlannedStatement st : plan.statements()) {
                 PreparedStatement ps = prepared.get(st.sql());
@@ -196,31 +213,40 @@ public final class LoadRunner {
                             while (rs.next()) {
                                 n++;
                             }
-                            stats.rows(st.op(), n);
+                            opRows[st.op().ordinal()] += n;
                         }
                     }
                     default -> {
                         int n = ps.executeUpdate();
-                        stats.rows(st.op(), n);
+                        opRows[st.op().ordinal()] += n;
                         changes += n;
                         if (st.triggeredChanges() > 0) {
-                            stats.triggeredChanges((long) n * st.triggeredChanges());
+                            triggered += (long) n * st.triggeredChanges();
                             changes += (long) n * st.triggeredChanges();
                         }
                     }
                 }
             }
             c.commit();
+            // counted only once committed: a rolled-back attempt changed nothing
+            for (Op op : Op.values()) {
+                stats.rows(op, opRows[op.ordinal()]);
+            }
+            stats.triggeredChanges(triggered);
             return changes;
         } catch (SQLException e) {
-            stats.error();
-            if (firstError.compareAndSet(null, e)) {
-                LOG.error("Transaction {} failed: {}", plan.type(), e.getMessage());
-            }
             try {
                 c.rollback();
             } catch (SQLException re) {
                 LOG.warn("Rollback failed: {}", re.getMessage());
+            }
+            String state = e.getSQLState();
+            if ("40P01".equals(state) || "40001".equals(state)) {
+                return RETRY;
+            }
+            stats.error();
+            if (firstError.compareAndSet(null, e)) {
+                LOG.error("Transaction {} failed: {}", plan.type(), e.getMessage());
             }
             return -1;
         }

@@ -19,6 +19,7 @@ public final class LoadStats {
 
     private final LongAdder transactions = new LongAdder();
     private final LongAdder errors = new LongAdder();
+    private final LongAdder retries = new LongAdder();
     private final Map<Op, LongAdder> rows = new EnumMap<>(Op.class);
     private final LongAdder triggered = new LongAdder();
     private final Histogram latencyUs = new ConcurrentHistogram(MAX_US, 3);
@@ -57,6 +58,15 @@ public final class LoadStats {
 
     void error() {
         errors.increment();
+    }
+
+    void retry() {
+        retries.increment();
+    }
+
+    /** Attempts repeated after a deadlock or serialization failure. */
+    public long retries() {
+        return retries.sum();
     }
 
     public long transactions() {

@@ -14,6 +14,16 @@ public final class Workloads {
     static {
         ALL.put("mix", MixWorkload::new);
         ALL.put("hot", HotWorkload::new);
+        ALL.put("W1", PaperWorkloads::w1);
+        ALL.put("W2", PaperWorkloads::w2);
+        ALL.put("W3", PaperWorkloads.SmallUpdate::new);
+        ALL.put("W4", PaperWorkloads::w4);
+        ALL.put("W5", PaperWorkloads.Mixed::new);
+        ALL.put("W6", PaperWorkloads.LargeUpdate::new);
+        ALL.put("W7", PaperWorkloads.LargeInsert::new);
+        ALL.put("R1", ReplicationMixWorkload::new);
+        ALL.put("T1", (d, o) -> new LargeTransactionWorkload(d, o, false));
+        ALL.put("T1-single", (d, o) -> new LargeTransactionWorkload(d, o, true));
     }
 
     private Workloads() {}
@@ -50,7 +60,7 @@ public final class Workloads {
     /** One-line descriptions by name. */
     public static Map<String, String> descriptions(SqlDialect dialect) {
         Map<String, String> out = new LinkedHashMap<>();
-        WorkloadOptions o = new WorkloadOptions(1, 1, 1, 1, 1);
+        WorkloadOptions o = new WorkloadOptions(1, -1, -1, -1, 100);
         ALL.forEach((k, f) -> out.put(k, f.apply(dialect, o).description()));
         return out;
     }

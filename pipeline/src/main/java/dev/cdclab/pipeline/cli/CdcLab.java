@@ -15,6 +15,7 @@ import picocli.CommandLine.Command;
         subcommands = {
             RunCommand.class,
             BenchCommand.class,
+            OverheadCommand.class,
             UpCommand.class,
             VerifyCommand.class,
             LoadCommand.class,

@@ -9,6 +9,7 @@ import dev.cdclab.load.workload.Workload;
 import dev.cdclab.load.workload.WorkloadOptions;
 import dev.cdclab.load.workload.Workloads;
 import dev.cdclab.pipeline.report.Numbers;
+import dev.cdclab.pipeline.report.PrefillProgress;
 import dev.cdclab.pipeline.report.ProgressLine;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -156,13 +157,9 @@ final class LoadCommand implements Callable<Integer> {
         try (Connection c = DriverManager.getConnection(jdbcUrl, props)) {
             if (setup.equals("create")) {
                 wl.createSchema(c);
-                long t0 = System.nanoTime();
-                long n = wl.prefill(c, rows -> {});
-                out.printf(
-                        Locale.ROOT,
-                        "prefill: %s rows in %.1f s%n",
-                        Numbers.count(n),
-                        (System.nanoTime() - t0) / 1e9);
+                PrefillProgress bar = new PrefillProgress(out, wl.prefillRows());
+                long n = wl.prefill(c, bar);
+                bar.done(n);
             }
         } catch (SQLException e) {
             throw new IllegalStateException("cannot prepare " + jdbcUrl + ": " + e.getMessage(), e);
@@ -171,7 +168,7 @@ final class LoadCommand implements Callable<Integer> {
                 new LoadRunner(
                         wl,
                         () -> DriverManager.getConnection(jdbcUrl, props),
-                        new LoadRunner.Options(threads, rate, duration, 0));
+                        new LoadRunner.Options(threads, rate, duration, transactions));
         LoadStats stats = runner.stats();
         long[] last = {0, 0};
         out.printf(

@@ -9,6 +9,7 @@ import dev.cdclab.load.workload.WorkloadOptions;
 import dev.cdclab.load.workload.Workloads;
 import dev.cdclab.pipeline.EmbeddedPipeline;
 import dev.cdclab.pipeline.report.Numbers;
+import dev.cdclab.pipeline.report.PrefillProgress;
 import dev.cdclab.pipeline.report.ProgressLine;
 import dev.cdclab.pipeline.report.RunReport;
 import dev.cdclab.pipeline.verify.VerificationResult;
@@ -100,6 +101,19 @@ final class RunCommand implements Callable<Integer> {
     int txSize;
 
     @Option(
+            names = "--transactions",
+            defaultValue = "0",
+            description =
+                    "Stop after this many transactions (0 = run for --duration); e.g. --workload T1 --tx-size 100000 --transactions 1.")
+    long transactions;
+
+    @Option(
+            names = "--hot-keys",
+            defaultValue = "100",
+            description = "Keys the 'hot' workload updates (default: ${DEFAULT-VALUE}).")
+    int hotKeys;
+
+    @Option(
             names = "--report-json",
             paramLabel = "FILE",
             description = "Also write the report as JSON to FILE.")
@@ -128,7 +142,10 @@ final class RunCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--threads must be 1..1000");
         }
         PrintStream out = System.out;
-        WorkloadOptions wo = new WorkloadOptions(seed, prefill, txSize, -1, 100);
+        if (transactions < 0) {
+            throw new IllegalArgumentException("--transactions must be >= 0");
+        }
+        WorkloadOptions wo = new WorkloadOptions(seed, prefill, txSize, -1, hotKeys);
         Workload wl = Workloads.create(workload, new PostgresDialect(), wo);
         String runId = Commands.newRunId();
         Path work = Commands.workDir(pipelineOptions.workDir, runId, "run");
@@ -153,14 +170,11 @@ final class RunCommand implements Callable<Integer> {
                                 src -> {
                                     try (Connection c = src.connect()) {
                                         wl.createSchema(c);
-                                        long p0 = System.nanoTime();
-                                        prefilled[0] = wl.prefill(c, n -> {});
+                                        PrefillProgress bar =
+                                                new PrefillProgress(out, wl.prefillRows());
+                                        prefilled[0] = wl.prefill(c, bar);
                                         if (prefilled[0] > 0) {
-                                            out.printf(
-                                                    Locale.ROOT,
-                                                    "prefill: %s rows in %.1f s (COPY)%n",
-                                                    Numbers.count(prefilled[0]),
-                                                    (System.nanoTime() - p0) / 1e9);
+                                            bar.done(prefilled[0]);
                                         }
                                     }
                                 });
@@ -230,9 +244,11 @@ final class RunCommand implements Callable<Integer> {
                 new LoadRunner(
                         wl,
                         p::sourceConnection,
-                        new LoadRunner.Options(threads, rate, duration, 0, firstTransaction));
+                        new LoadRunner.Options(
+                                threads, rate, duration, transactions, firstTransaction));
         LoadStats ls = runner.stats();
         p.sink().latency().reset();
+        p.sink().stats().resetApplyTimes();
         long[] lastChanges = {0};
         out.println("load running (Ctrl-C stops everything)");
         try (ProgressLine progress =

@@ -1,0 +1,270 @@
+package dev.cdclab.pipeline.cli;
+
+import dev.cdclab.config.Durations;
+import dev.cdclab.embedded.PostgresServer;
+import dev.cdclab.load.dialect.PostgresDialect;
+import dev.cdclab.load.run.LoadRunner;
+import dev.cdclab.load.run.LoadStats;
+import dev.cdclab.load.workload.Workload;
+import dev.cdclab.load.workload.WorkloadOptions;
+import dev.cdclab.load.workload.Workloads;
+import dev.cdclab.pipeline.EmbeddedPipeline;
+import dev.cdclab.pipeline.report.Machine;
+import dev.cdclab.pipeline.report.Numbers;
+import dev.cdclab.pipeline.verify.VerificationResult;
+import dev.cdclab.pipeline.verify.WarehouseVerifier;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.HdrHistogram.Histogram;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code cdc-lab overhead}: what capture costs the workload, as the white paper's tables 4 and 5.
+ */
+@Command(
+        name = "overhead",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Run each workload twice on a fresh source with the same settings: capture off (just"
+                    + " PostgreSQL), then capture on (the whole pipeline: slot, Debezium, Kafka,"
+                    + " Streams, sink). Both runs warm up, then measure; closed loop by default"
+                    + " (--rate 0), as the paper ran its workloads flat out.",
+            "Reports tx/s with and without capture and the difference. On this one machine the"
+                    + " pipeline also takes CPU from the source, so the overhead includes that."
+        })
+final class OverheadCommand implements Callable<Integer> {
+    @Option(
+            names = "--workloads",
+            split = ",",
+            defaultValue = "W1,W2,W3,W4,W5,W6,W7,R1",
+            description = "Workloads to measure (default: ${DEFAULT-VALUE}).")
+    List<String> workloads;
+
+    @Option(
+            names = "--duration",
+            defaultValue = "60s",
+            converter = Commands.DurationConverter.class,
+            description = "Measured time per run (default: ${DEFAULT-VALUE}).")
+    Duration duration;
+
+    @Option(
+            names = "--warmup",
+            defaultValue = "30s",
+            converter = Commands.DurationConverter.class,
+            description = "Unmeasured load before each run (default: ${DEFAULT-VALUE}).")
+    Duration warmup;
+
+    @Option(
+            names = "--rate",
+            defaultValue = "0",
+            description = "Target tx/s; 0 = closed loop, as fast as the threads go (default).")
+    double rate;
+
+    @Option(
+            names = "--threads",
+            defaultValue = "16",
+            description = "Client threads (default: ${DEFAULT-VALUE}; the paper used 100).")
+    int threads;
+
+    @Option(
+            names = "--prefill",
+            defaultValue = "-1",
+            description = "Rows prefilled; -1 = the paper's sizes (390,000 / 666,000).")
+    long prefill;
+
+    @Option(
+            names = "--tx-size",
+            defaultValue = "-1",
+            description = "Rows per transaction for W6, W7, T1; -1 = default.")
+    int txSize;
+
+    @Option(
+            names = "--seed",
+            defaultValue = "42",
+            description = "Random seed (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(
+            names = "--report-json",
+            paramLabel = "FILE",
+            description = "Write the results as JSON to FILE.")
+    Path reportJson;
+
+    @Mixin PipelineOptions pipelineOptions;
+
+    /** One run's numbers. */
+    record Measured(double txPerSecond, double changesPerSecond, Histogram txLatencyUs) {}
+
+    @Override
+    public Integer call() throws Exception {
+        if (threads < 1 || threads > 1000) {
+            throw new IllegalArgumentException("--threads must be 1..1000");
+        }
+        for (String w : workloads) {
+            Workloads.create(w, new PostgresDialect(), options());
+        }
+        PrintStream out = System.out;
+        String runId = Commands.newRunId();
+        Path work = Commands.workDir(pipelineOptions.workDir, runId, "overhead");
+        Commands.logTo(work, "cdc-lab.log");
+        out.printf(
+                Locale.ROOT,
+                "cdc-lab overhead %s: %s, %d threads, %s warm-up + %s measured per run, machine %s%n",
+                runId,
+                rate > 0 ? Numbers.rate(rate) + " tx/s" : "closed loop",
+                threads,
+                Durations.format(warmup),
+                Durations.format(duration),
+                Machine.oneLine());
+        out.println(
+                "workload   | tx/s capture off | tx/s capture on | overhead | changes/s on | tx p99 off/on ms | e2e p50 / p99 ms | catch-up s | verified");
+        List<Map<String, Object>> rows = new ArrayList<>();
+        boolean allVerified = true;
+        Map<String, String> settings = null;
+        for (String name : workloads) {
+            Workload wl = Workloads.create(name, new PostgresDialect(), options());
+            Measured off = captureOff(wl, work.resolve(name + "-off"));
+            Path on = work.resolve(name + "-on");
+            EmbeddedPipeline.Builder b =
+                    EmbeddedPipeline.builder()
+                            .workDir(on)
+                            .runId(
+                                    (runId + name)
+                                            .toLowerCase(Locale.ROOT)
+                                            .replaceAll("[^a-z0-9]", ""))
+                            .shutdownHooks(false)
+                            .beforeCapture(
+                                    src -> {
+                                        try (Connection c = src.connect()) {
+                                            wl.createSchema(c);
+                                            wl.prefill(c, n -> {});
+                                        }
+                                    });
+            pipelineOptions.apply(b);
+            EmbeddedPipeline p = b.build();
+            Commands.closeOnShutdown(p);
+            Measured onRun;
+            double catchUp;
+            Histogram e2e;
+            VerificationResult v;
+            try {
+                p.start();
+                p.awaitCaughtUp(Duration.ofMinutes(10));
+                settings = p.sourceSettings();
+                long next = warm(wl, p::sourceConnection);
+                p.awaitCaughtUp(Duration.ofMinutes(10));
+                p.sink().latency().reset();
+                onRun = measure(wl, p::sourceConnection, next);
+                catchUp = p.awaitCaughtUp(Duration.ofMinutes(10)).toMillis() / 1000.0;
+                e2e = p.sink().latency().endToEnd();
+                v =
+                        new WarehouseVerifier(p::sourceConnection, p::warehouseConnection)
+                                .verify(List.of("public"));
+            } finally {
+                p.close();
+            }
+            allVerified &= v.matches();
+            double overhead = (off.txPerSecond() - onRun.txPerSecond()) / off.txPerSecond() * 100;
+            out.printf(
+                    Locale.ROOT,
+                    "%-10s | %16s | %15s | %7.1f%% | %12s | %7.1f / %6.1f | %6d / %6d | %10s | %s%n",
+                    name,
+                    Numbers.rate(off.txPerSecond()),
+                    Numbers.rate(onRun.txPerSecond()),
+                    overhead,
+                    Numbers.rate(onRun.changesPerSecond()),
+                    off.txLatencyUs().getValueAtPercentile(99) / 1000.0,
+                    onRun.txLatencyUs().getValueAtPercentile(99) / 1000.0,
+                    e2e.getValueAtPercentile(50),
+                    e2e.getValueAtPercentile(99),
+                    Numbers.fixed2(catchUp),
+                    v.matches() ? "yes" : "NO: " + v.summary());
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("workload", name);
+            row.put("tx_per_s_capture_off", Numbers.round3(off.txPerSecond()));
+            row.put("tx_per_s_capture_on", Numbers.round3(onRun.txPerSecond()));
+            row.put("overhead_percent", Numbers.round3(overhead));
+            row.put("changes_per_s_capture_on", Numbers.round3(onRun.changesPerSecond()));
+            row.put("tx_latency_ms_capture_off", Numbers.percentiles(off.txLatencyUs(), 1000));
+            row.put("tx_latency_ms_capture_on", Numbers.percentiles(onRun.txLatencyUs(), 1000));
+            row.put("commit_to_warehouse_ms", Numbers.percentiles(e2e, 1));
+            row.put("catch_up_s", catchUp);
+            row.put("verified", v.matches());
+            rows.add(row);
+        }
+        if (reportJson != null) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("threads", threads);
+            m.put("rate", rate);
+            m.put("warmup", Durations.format(warmup));
+            m.put("duration", Durations.format(duration));
+            m.put("results", rows);
+            m.put("source_settings", settings);
+            m.put("machine", Machine.describe());
+            Files.writeString(
+                    reportJson,
+                    new com.fasterxml.jackson.databind.ObjectMapper()
+                            .enable(
+                                    com.fasterxml.jackson.databind.SerializationFeature
+                                            .INDENT_OUTPUT)
+                            .writeValueAsString(m));
+        }
+        if (settings != null) {
+            List<String> s = new ArrayList<>();
+            settings.forEach((k, v) -> s.add(k + "=" + v));
+            out.println("source " + String.join(" ", s));
+        }
+        return allVerified ? 0 : CdcLab.VERIFY_FAILED;
+    }
+
+    private WorkloadOptions options() {
+        return new WorkloadOptions(seed, prefill, txSize, -1, 100);
+    }
+
+    private Measured captureOff(Workload wl, Path dir) throws Exception {
+        try (PostgresServer pg =
+                PostgresServer.builder()
+                        .dataDirectory(dir.resolve("postgres"))
+                        .logFile(dir.resolve("postgres.log"))
+                        .durable(pipelineOptions.durable)
+                        .start()) {
+            try (Connection c = pg.connect()) {
+                wl.createSchema(c);
+                wl.prefill(c, n -> {});
+            }
+            long next = warm(wl, pg::connect);
+            return measure(wl, pg::connect, next);
+        }
+    }
+
+    private long warm(Workload wl, LoadRunner.ConnectionFactory connections) {
+        if (warmup.isZero()) {
+            return 0;
+        }
+        LoadRunner w =
+                new LoadRunner(
+                        wl, connections, new LoadRunner.Options(threads, rate, warmup, 0, 0));
+        w.run();
+        return w.issued();
+    }
+
+    private Measured measure(Workload wl, LoadRunner.ConnectionFactory connections, long first) {
+        LoadRunner r =
+                new LoadRunner(
+                        wl, connections, new LoadRunner.Options(threads, rate, duration, 0, first));
+        LoadStats s = r.run();
+        double secs = r.elapsedSeconds();
+        return new Measured(s.transactions() / secs, s.sourceChanges() / secs, s.latency());
+    }
+}
