@@ -120,6 +120,12 @@ final class LoadCommand implements Callable<Integer> {
     String setup;
 
     @Option(
+            names = "--transactions",
+            defaultValue = "0",
+            description = "Stop after this many transactions (0 = run for --duration).")
+    long transactions;
+
+    @Option(
             names = "--report-json",
             paramLabel = "FILE",
             description = "Write the result as JSON to FILE.")
