@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
+/** The connector configuration cdc-lab registers, and its printable form. */
 class DebeziumConnectorConfigTest {
     private static CaptureConfig config(Map<String, String> raw) {
         return CaptureConfig.of(raw);

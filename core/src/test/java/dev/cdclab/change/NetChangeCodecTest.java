@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
+/** The net-change topic's JSON encoding: round trips, shared schemas, malformed input. */
 class NetChangeCodecTest {
     private static final ObjectMapper M = new ObjectMapper();
 

@@ -14,6 +14,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+/** Typed options: defaults, validation naming the key, unknown keys, secrets, pass-through. */
 class ConfigurationTest {
     static final ConfigOption<Integer> PARTITIONS =
             intOption("partitions")

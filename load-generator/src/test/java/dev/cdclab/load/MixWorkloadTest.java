@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
+/** The default workload is deterministic per seed and has its promised transaction mix. */
 class MixWorkloadTest {
     private static Workload mix(long seed) {
         return Workloads.create(

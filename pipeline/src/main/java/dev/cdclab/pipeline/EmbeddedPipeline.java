@@ -82,6 +82,8 @@ public final class EmbeddedPipeline implements AutoCloseable {
 
     private void startParts() throws Exception {
         Path work = settings.workDir.toAbsolutePath();
+        java.nio.file.Files.createDirectories(work);
+        checkDisk();
         String id = settings.runId;
         long t0 = System.nanoTime();
         source =
@@ -197,8 +199,58 @@ public final class EmbeddedPipeline implements AutoCloseable {
         LOG.info("{} started in {} ms", name, (System.nanoTime() - t0) / 1_000_000);
     }
 
-    /** Throws if a background part has failed. */
+    /**
+     * Throws when the work directory's file system is nearly full: Kafka and PostgreSQL must not
+     * run out of space mid-write.
+     */
+    public void checkDisk() {
+        Path work = settings.workDir.toAbsolutePath();
+        try {
+            long free = java.nio.file.Files.getFileStore(work).getUsableSpace();
+            if (free < settings.minFreeDisk) {
+                throw new IllegalStateException(
+                        "disk almost full: "
+                                + free / (1024 * 1024)
+                                + " MiB left under "
+                                + work
+                                + " (need "
+                                + settings.minFreeDisk / (1024 * 1024)
+                                + " MiB); stopping before anything is lost");
+            }
+        } catch (java.io.IOException e) {
+            LOG.warn("Cannot read free space of {}: {}", work, e.getMessage());
+        }
+    }
+
+    /**
+     * Checks health every second on a thread of its own and calls {@code onFailure} once when a
+     * part fails or the disk fills; close the returned handle to stop watching.
+     */
+    public AutoCloseable watch(java.util.function.Consumer<RuntimeException> onFailure) {
+        Thread t =
+                new Thread(
+                        () -> {
+                            while (!Thread.currentThread().isInterrupted()) {
+                                try {
+                                    Thread.sleep(1000);
+                                    checkHealthy();
+                                } catch (InterruptedException e) {
+                                    return;
+                                } catch (RuntimeException e) {
+                                    onFailure.accept(e);
+                                    return;
+                                }
+                            }
+                        },
+                        "pipeline-watch");
+        t.setDaemon(true);
+        t.start();
+        return t::interrupt;
+    }
+
+    /** Throws if a background part has failed or the disk is nearly full. */
     public void checkHealthy() {
+        checkDisk();
         streams.failure()
                 .ifPresent(
                         e -> {
@@ -342,6 +394,7 @@ public final class EmbeddedPipeline implements AutoCloseable {
         private int sourcePort;
         private int kafkaPort;
         private Duration streamingTimeout = Duration.ofMinutes(10);
+        private long minFreeDisk = 2L * 1024 * 1024 * 1024;
         private SourceInitializer initializer;
         private final Map<String, String> streamsOverrides = new LinkedHashMap<>();
         private final Map<String, String> sinkOverrides = new LinkedHashMap<>();
@@ -408,6 +461,12 @@ public final class EmbeddedPipeline implements AutoCloseable {
 
         public Builder kafkaPort(int port) {
             this.kafkaPort = port;
+            return this;
+        }
+
+        /** Free space the work directory's file system must keep (default 2 GiB). */
+        public Builder minFreeDisk(long bytes) {
+            this.minFreeDisk = bytes;
             return this;
         }
 

@@ -154,7 +154,7 @@ public final class NetChangeConfig {
             booleanOption("create.topics")
                     .defaultValue(true)
                     .description(
-                            "Create the watermark, net-change and dead-letter topics if missing.")
+                            "Create the changes, net-change and dead-letter topics if missing.")
                     .build();
 
     /** Every option, in documentation order. */

@@ -107,18 +107,7 @@ public final class AdminServer implements AutoCloseable {
             m.put("summary", v.summary());
             List<Map<String, Object>> tables = new ArrayList<>();
             for (TableResult t : v.tables()) {
-                Map<String, Object> r = new LinkedHashMap<>();
-                r.put("table", t.table());
-                r.put("matches", t.matches());
-                r.put("source_rows", t.sourceRows());
-                r.put("warehouse_rows", t.warehouseRows());
-                r.put("source_checksum", t.sourceChecksum());
-                r.put("warehouse_checksum", t.warehouseChecksum());
-                r.put("differences", t.differences());
-                if (t.skipped() != null) {
-                    r.put("skipped", t.skipped());
-                }
-                tables.add(r);
+                tables.add(t.asMap());
             }
             m.put("tables", tables);
             respond(x, 200, m);

@@ -1,12 +1,9 @@
 package dev.cdclab.pipeline.cli;
 
 import dev.cdclab.config.Durations;
-import dev.cdclab.load.dialect.PostgresDialect;
 import dev.cdclab.load.run.LoadRunner;
 import dev.cdclab.load.run.LoadStats;
 import dev.cdclab.load.workload.Workload;
-import dev.cdclab.load.workload.WorkloadOptions;
-import dev.cdclab.load.workload.Workloads;
 import dev.cdclab.pipeline.EmbeddedPipeline;
 import dev.cdclab.pipeline.report.Machine;
 import dev.cdclab.pipeline.report.Numbers;
@@ -41,6 +38,8 @@ import picocli.CommandLine.Option;
                     + " sustained and the warehouse matches the source at the end."
         })
 final class BenchCommand implements Callable<Integer> {
+    @Mixin WorkloadKnobs knobs;
+
     @Option(
             names = "--rates",
             split = ",",
@@ -89,18 +88,6 @@ final class BenchCommand implements Callable<Integer> {
     String workload;
 
     @Option(
-            names = "--threads",
-            defaultValue = "16",
-            description = "Client threads (default: ${DEFAULT-VALUE}).")
-    int threads;
-
-    @Option(
-            names = "--prefill",
-            defaultValue = "-1",
-            description = "Rows per table before capture; -1 = workload default.")
-    long prefill;
-
-    @Option(
             names = "--report-json",
             paramLabel = "FILE",
             description = "Write the steps as JSON to FILE.")
@@ -123,11 +110,7 @@ final class BenchCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--rates must list rates > 0");
         }
         PrintStream out = System.out;
-        Workload wl =
-                Workloads.create(
-                        workload,
-                        new PostgresDialect(),
-                        new WorkloadOptions(42, prefill, -1, -1, 100));
+        Workload wl = knobs.create(workload);
         String runId = Commands.newRunId();
         Path work = Commands.workDir(pipelineOptions.workDir, runId, "bench");
         Commands.logTo(work, "cdc-lab.log");
@@ -152,7 +135,7 @@ final class BenchCommand implements Callable<Integer> {
                     "cdc-lab bench %s: workload %s, %d threads, steps of %s, machine %s%n",
                     runId,
                     wl.name(),
-                    threads,
+                    knobs.threads,
                     Durations.format(step),
                     Machine.oneLine());
             p.start();
@@ -168,7 +151,7 @@ final class BenchCommand implements Callable<Integer> {
                         new LoadRunner(
                                 wl,
                                 p::sourceConnection,
-                                new LoadRunner.Options(threads, rates.get(0), warmup, 0, 0));
+                                new LoadRunner.Options(knobs.threads, rates.get(0), warmup, 0, 0));
                 w.run();
                 next = w.issued();
                 p.awaitCaughtUp(Duration.ofMinutes(5));
@@ -182,8 +165,21 @@ final class BenchCommand implements Callable<Integer> {
                         new LoadRunner(
                                 wl,
                                 p::sourceConnection,
-                                new LoadRunner.Options(threads, rate, step, 0, next));
-                LoadStats s = r.run();
+                                new LoadRunner.Options(knobs.threads, rate, step, 0, next));
+                java.util.concurrent.atomic.AtomicReference<RuntimeException> failed =
+                        new java.util.concurrent.atomic.AtomicReference<>();
+                LoadStats s;
+                try (AutoCloseable watch =
+                        p.watch(
+                                e -> {
+                                    failed.set(e);
+                                    r.stop();
+                                })) {
+                    s = r.run();
+                }
+                if (failed.get() != null) {
+                    throw failed.get();
+                }
                 next += r.issued();
                 double secs = r.elapsedSeconds();
                 double catchUp;
@@ -257,7 +253,7 @@ final class BenchCommand implements Callable<Integer> {
             throws Exception {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("workload", workload);
-        m.put("threads", threads);
+        m.put("threads", knobs.threads);
         m.put("step", Durations.format(step));
         m.put("warmup", Durations.format(warmup));
         List<Map<String, Object>> steps = new ArrayList<>();

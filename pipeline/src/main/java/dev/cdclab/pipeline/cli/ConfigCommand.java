@@ -89,7 +89,7 @@ final class ConfigCommand implements Callable<Integer> {
                     "| `"
                             + o.key()
                             + "` | "
-                            + o.type()
+                            + o.type().replace("|", " \\| ")
                             + " | `"
                             + o.formatDefault()
                             + "` | "

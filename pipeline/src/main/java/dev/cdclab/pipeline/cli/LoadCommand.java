@@ -1,13 +1,10 @@
 package dev.cdclab.pipeline.cli;
 
 import dev.cdclab.config.Durations;
-import dev.cdclab.load.dialect.PostgresDialect;
 import dev.cdclab.load.run.LoadReport;
 import dev.cdclab.load.run.LoadRunner;
 import dev.cdclab.load.run.LoadStats;
 import dev.cdclab.load.workload.Workload;
-import dev.cdclab.load.workload.WorkloadOptions;
-import dev.cdclab.load.workload.Workloads;
 import dev.cdclab.pipeline.report.Numbers;
 import dev.cdclab.pipeline.report.PrefillProgress;
 import dev.cdclab.pipeline.report.ProgressLine;
@@ -25,6 +22,7 @@ import java.util.Properties;
 import java.util.concurrent.Callable;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code cdc-lab load}: the load generator alone, against any PostgreSQL. */
@@ -38,6 +36,8 @@ import picocli.CommandLine.Option;
             "The password comes from CDCLAB_SOURCE_PASSWORD or --password-file."
         })
 final class LoadCommand implements Callable<Integer> {
+    @Mixin WorkloadKnobs knobs;
+
     @Option(
             names = "--jdbc-url",
             required = true,
@@ -63,12 +63,6 @@ final class LoadCommand implements Callable<Integer> {
     String workload;
 
     @Option(
-            names = "--threads",
-            defaultValue = "16",
-            description = "Client threads (default: ${DEFAULT-VALUE}; the paper used 100).")
-    int threads;
-
-    @Option(
             names = "--duration",
             defaultValue = "30s",
             converter = Commands.DurationConverter.class,
@@ -81,36 +75,6 @@ final class LoadCommand implements Callable<Integer> {
             description =
                     "Target tx/s, open loop; 0 = as fast as possible (default: ${DEFAULT-VALUE}).")
     double rate;
-
-    @Option(
-            names = "--prefill",
-            defaultValue = "-1",
-            description = "Rows loaded first (per table); -1 = workload default.")
-    long prefill;
-
-    @Option(
-            names = "--seed",
-            defaultValue = "42",
-            description = "Random seed (default: ${DEFAULT-VALUE}).")
-    long seed;
-
-    @Option(
-            names = "--tx-size",
-            defaultValue = "-1",
-            description = "Rows per transaction (W6, W7, T1); -1 = default.")
-    int txSize;
-
-    @Option(
-            names = "--filled-columns",
-            defaultValue = "-1",
-            description = "Columns inserts fill (W1, W2, W7); -1 = paper's.")
-    int filledColumns;
-
-    @Option(
-            names = "--hot-keys",
-            defaultValue = "100",
-            description = "Keys the 'hot' workload updates (default: ${DEFAULT-VALUE}).")
-    int hotKeys;
 
     @Option(
             names = "--setup",
@@ -136,9 +100,6 @@ final class LoadCommand implements Callable<Integer> {
         if (!setup.equals("create") && !setup.equals("reuse")) {
             throw new IllegalArgumentException("--setup must be create or reuse");
         }
-        if (threads < 1 || threads > 1000) {
-            throw new IllegalArgumentException("--threads must be 1..1000");
-        }
         if (rate < 0) {
             throw new IllegalArgumentException("--rate must be >= 0");
         }
@@ -155,11 +116,7 @@ final class LoadCommand implements Callable<Integer> {
             props.setProperty("password", password);
         }
         props.setProperty("connectTimeout", "10");
-        Workload wl =
-                Workloads.create(
-                        workload,
-                        new PostgresDialect(),
-                        new WorkloadOptions(seed, prefill, txSize, filledColumns, hotKeys));
+        Workload wl = knobs.create(workload);
         try (Connection c = DriverManager.getConnection(jdbcUrl, props)) {
             if (setup.equals("create")) {
                 wl.createSchema(c);
@@ -174,7 +131,7 @@ final class LoadCommand implements Callable<Integer> {
                 new LoadRunner(
                         wl,
                         () -> DriverManager.getConnection(jdbcUrl, props),
-                        new LoadRunner.Options(threads, rate, duration, transactions));
+                        new LoadRunner.Options(knobs.threads, rate, duration, transactions));
         LoadStats stats = runner.stats();
         long[] last = {0, 0};
         out.printf(
@@ -182,7 +139,7 @@ final class LoadCommand implements Callable<Integer> {
                 "%s on %s: %d threads, %s, %s%n",
                 wl.name(),
                 jdbcUrl,
-                threads,
+                knobs.threads,
                 rate > 0 ? Numbers.rate(rate) + " tx/s target" : "closed loop",
                 Durations.format(duration));
         try (ProgressLine p =
@@ -212,10 +169,10 @@ final class LoadCommand implements Callable<Integer> {
         }
         Map<String, Object> settings = new LinkedHashMap<>();
         settings.put("jdbc_url", jdbcUrl);
-        settings.put("threads", threads);
+        settings.put("threads", knobs.threads);
         settings.put("rate_target_tx_per_s", rate);
         settings.put("duration", Durations.format(duration));
-        settings.put("seed", seed);
+        settings.put("seed", knobs.seed);
         settings.put("prefill_rows", wl.prefillRows());
         LoadReport report = new LoadReport(wl.name(), settings, stats, runner.elapsedSeconds());
         out.print(report.toText());

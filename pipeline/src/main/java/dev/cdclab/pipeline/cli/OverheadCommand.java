@@ -2,12 +2,9 @@ package dev.cdclab.pipeline.cli;
 
 import dev.cdclab.config.Durations;
 import dev.cdclab.embedded.PostgresServer;
-import dev.cdclab.load.dialect.PostgresDialect;
 import dev.cdclab.load.run.LoadRunner;
 import dev.cdclab.load.run.LoadStats;
 import dev.cdclab.load.workload.Workload;
-import dev.cdclab.load.workload.WorkloadOptions;
-import dev.cdclab.load.workload.Workloads;
 import dev.cdclab.pipeline.EmbeddedPipeline;
 import dev.cdclab.pipeline.report.Machine;
 import dev.cdclab.pipeline.report.Numbers;
@@ -44,6 +41,8 @@ import picocli.CommandLine.Option;
                     + " pipeline also takes CPU from the source, so the overhead includes that."
         })
 final class OverheadCommand implements Callable<Integer> {
+    @Mixin WorkloadKnobs knobs;
+
     @Option(
             names = "--workloads",
             split = ",",
@@ -72,30 +71,6 @@ final class OverheadCommand implements Callable<Integer> {
     double rate;
 
     @Option(
-            names = "--threads",
-            defaultValue = "16",
-            description = "Client threads (default: ${DEFAULT-VALUE}; the paper used 100).")
-    int threads;
-
-    @Option(
-            names = "--prefill",
-            defaultValue = "-1",
-            description = "Rows prefilled; -1 = the paper's sizes (390,000 / 666,000).")
-    long prefill;
-
-    @Option(
-            names = "--tx-size",
-            defaultValue = "-1",
-            description = "Rows per transaction for W6, W7, T1; -1 = default.")
-    int txSize;
-
-    @Option(
-            names = "--seed",
-            defaultValue = "42",
-            description = "Random seed (default: ${DEFAULT-VALUE}).")
-    long seed;
-
-    @Option(
             names = "--report-json",
             paramLabel = "FILE",
             description = "Write the results as JSON to FILE.")
@@ -108,11 +83,8 @@ final class OverheadCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (threads < 1 || threads > 1000) {
-            throw new IllegalArgumentException("--threads must be 1..1000");
-        }
         for (String w : workloads) {
-            Workloads.create(w, new PostgresDialect(), options());
+            knobs.create(w);
         }
         PrintStream out = System.out;
         String runId = Commands.newRunId();
@@ -123,7 +95,7 @@ final class OverheadCommand implements Callable<Integer> {
                 "cdc-lab overhead %s: %s, %d threads, %s warm-up + %s measured per run, machine %s%n",
                 runId,
                 rate > 0 ? Numbers.rate(rate) + " tx/s" : "closed loop",
-                threads,
+                knobs.threads,
                 Durations.format(warmup),
                 Durations.format(duration),
                 Machine.oneLine());
@@ -133,7 +105,7 @@ final class OverheadCommand implements Callable<Integer> {
         boolean allVerified = true;
         Map<String, String> settings = null;
         for (String name : workloads) {
-            Workload wl = Workloads.create(name, new PostgresDialect(), options());
+            Workload wl = knobs.create(name);
             Measured off = captureOff(wl, work.resolve(name + "-off"));
             Path on = work.resolve(name + "-on");
             EmbeddedPipeline.Builder b =
@@ -165,7 +137,7 @@ final class OverheadCommand implements Callable<Integer> {
                 long next = warm(wl, p::sourceConnection);
                 p.awaitCaughtUp(Duration.ofMinutes(10));
                 p.sink().latency().reset();
-                onRun = measure(wl, p::sourceConnection, next);
+                onRun = measure(wl, p::sourceConnection, next, p);
                 catchUp = p.awaitCaughtUp(Duration.ofMinutes(10)).toMillis() / 1000.0;
                 e2e = p.sink().latency().endToEnd();
                 v =
@@ -205,7 +177,7 @@ final class OverheadCommand implements Callable<Integer> {
         }
         if (reportJson != null) {
             Map<String, Object> m = new LinkedHashMap<>();
-            m.put("threads", threads);
+            m.put("threads", knobs.threads);
             m.put("rate", rate);
             m.put("warmup", Durations.format(warmup));
             m.put("duration", Durations.format(duration));
@@ -228,10 +200,6 @@ final class OverheadCommand implements Callable<Integer> {
         return allVerified ? 0 : CdcLab.VERIFY_FAILED;
     }
 
-    private WorkloadOptions options() {
-        return new WorkloadOptions(seed, prefill, txSize, -1, 100);
-    }
-
     private Measured captureOff(Workload wl, Path dir) throws Exception {
         try (PostgresServer pg =
                 PostgresServer.builder()
@@ -244,7 +212,7 @@ final class OverheadCommand implements Callable<Integer> {
                 wl.prefill(c, n -> {});
             }
             long next = warm(wl, pg::connect);
-            return measure(wl, pg::connect, next);
+            return measure(wl, pg::connect, next, null);
         }
     }
 
@@ -254,16 +222,35 @@ final class OverheadCommand implements Callable<Integer> {
         }
         LoadRunner w =
                 new LoadRunner(
-                        wl, connections, new LoadRunner.Options(threads, rate, warmup, 0, 0));
+                        wl, connections, new LoadRunner.Options(knobs.threads, rate, warmup, 0, 0));
         w.run();
         return w.issued();
     }
 
-    private Measured measure(Workload wl, LoadRunner.ConnectionFactory connections, long first) {
+    private Measured measure(
+            Workload wl, LoadRunner.ConnectionFactory connections, long first, EmbeddedPipeline p)
+            throws Exception {
         LoadRunner r =
                 new LoadRunner(
-                        wl, connections, new LoadRunner.Options(threads, rate, duration, 0, first));
-        LoadStats s = r.run();
+                        wl,
+                        connections,
+                        new LoadRunner.Options(knobs.threads, rate, duration, 0, first));
+        java.util.concurrent.atomic.AtomicReference<RuntimeException> failed =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        LoadStats s;
+        try (AutoCloseable watch =
+                p == null
+                        ? () -> {}
+                        : p.watch(
+                                e -> {
+                                    failed.set(e);
+                                    r.stop();
+                                })) {
+            s = r.run();
+        }
+        if (failed.get() != null) {
+            throw failed.get();
+        }
         double secs = r.elapsedSeconds();
         return new Measured(s.transactions() / secs, s.sourceChanges() / secs, s.latency());
     }

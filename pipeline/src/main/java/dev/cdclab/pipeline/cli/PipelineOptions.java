@@ -72,6 +72,15 @@ final class PipelineOptions {
     boolean durable;
 
     @Option(
+            names = "--min-free-disk",
+            paramLabel = "SIZE",
+            defaultValue = "2G",
+            converter = SizeConverter.class,
+            description =
+                    "Stop with an error when the work directory's disk has less free space (default: ${DEFAULT-VALUE}).")
+    long minFreeDisk;
+
+    @Option(
             names = {"-D", "--set"},
             paramLabel = "KEY=VALUE",
             description =
@@ -93,7 +102,8 @@ final class PipelineOptions {
                 .mode(mode)
                 .partitions(partitions)
                 .guarantee(guarantee)
-                .durable(durable);
+                .durable(durable)
+                .minFreeDisk(minFreeDisk);
         overrides.forEach(
                 (k, v) -> {
                     if (k.startsWith("streams.")) {
@@ -108,6 +118,30 @@ final class PipelineOptions {
                     }
                 });
         return b;
+    }
+
+    /** {@code 500M}, {@code 2G}, {@code 1T} or plain bytes. */
+    static final class SizeConverter implements CommandLine.ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            java.util.regex.Matcher m =
+                    java.util.regex.Pattern.compile("(\\d+)\\s*([kKmMgGtT]?)[bB]?")
+                            .matcher(value.trim());
+            if (!m.matches()) {
+                throw new CommandLine.TypeConversionException(
+                        "'" + value + "' is not a size (use e.g. 500M, 2G)");
+            }
+            long n = Long.parseLong(m.group(1));
+            int shift =
+                    switch (m.group(2).toUpperCase(Locale.ROOT)) {
+                        case "K" -> 10;
+                        case "M" -> 20;
+                        case "G" -> 30;
+                        case "T" -> 40;
+                        default -> 0;
+                    };
+            return n << shift;
+        }
     }
 
     /** {@code all-with-merge} and {@code all_with_merge} both work. */

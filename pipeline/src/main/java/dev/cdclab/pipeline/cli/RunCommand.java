@@ -1,11 +1,9 @@
 package dev.cdclab.pipeline.cli;
 
 import dev.cdclab.config.Durations;
-import dev.cdclab.load.dialect.PostgresDialect;
 import dev.cdclab.load.run.LoadRunner;
 import dev.cdclab.load.run.LoadStats;
 import dev.cdclab.load.workload.Workload;
-import dev.cdclab.load.workload.WorkloadOptions;
 import dev.cdclab.load.workload.Workloads;
 import dev.cdclab.pipeline.EmbeddedPipeline;
 import dev.cdclab.pipeline.report.Numbers;
@@ -44,6 +42,8 @@ import picocli.CommandLine.Option;
             "Exit code 0 when the warehouse matches the source, 1 when it does not."
         })
 final class RunCommand implements Callable<Integer> {
+    @Mixin WorkloadKnobs knobs;
+
     @Option(
             names = "--duration",
             paramLabel = "DURATION",
@@ -77,41 +77,11 @@ final class RunCommand implements Callable<Integer> {
     String workload;
 
     @Option(
-            names = "--threads",
-            defaultValue = "16",
-            description = "Client threads (default: ${DEFAULT-VALUE}).")
-    int threads;
-
-    @Option(
-            names = "--prefill",
-            defaultValue = "-1",
-            description = "Rows loaded before capture starts (per table); -1 = workload default.")
-    long prefill;
-
-    @Option(
-            names = "--seed",
-            defaultValue = "42",
-            description = "Random seed (default: ${DEFAULT-VALUE}).")
-    long seed;
-
-    @Option(
-            names = "--tx-size",
-            defaultValue = "-1",
-            description = "Rows per transaction for W6, W7, T1; -1 = workload default.")
-    int txSize;
-
-    @Option(
             names = "--transactions",
             defaultValue = "0",
             description =
                     "Stop after this many transactions (0 = run for --duration); e.g. --workload T1 --tx-size 100000 --transactions 1.")
     long transactions;
-
-    @Option(
-            names = "--hot-keys",
-            defaultValue = "100",
-            description = "Keys the 'hot' workload updates (default: ${DEFAULT-VALUE}).")
-    int hotKeys;
 
     @Option(
             names = "--report-json",
@@ -138,15 +108,11 @@ final class RunCommand implements Callable<Integer> {
         if (rate < 0) {
             throw new IllegalArgumentException("--rate must be >= 0");
         }
-        if (threads < 1 || threads > 1000) {
-            throw new IllegalArgumentException("--threads must be 1..1000");
-        }
         PrintStream out = System.out;
         if (transactions < 0) {
             throw new IllegalArgumentException("--transactions must be >= 0");
         }
-        WorkloadOptions wo = new WorkloadOptions(seed, prefill, txSize, -1, hotKeys);
-        Workload wl = Workloads.create(workload, new PostgresDialect(), wo);
+        Workload wl = knobs.create(workload);
         String runId = Commands.newRunId();
         Path work = Commands.workDir(pipelineOptions.workDir, runId, "run");
         Commands.logTo(work, "cdc-lab.log");
@@ -157,7 +123,7 @@ final class RunCommand implements Callable<Integer> {
                 wl.name(),
                 Durations.format(duration),
                 rate > 0 ? Numbers.rate(rate) + " tx/s" : "full speed",
-                threads);
+                knobs.threads);
         out.println("work dir " + work);
         long t0 = System.nanoTime();
         long[] prefilled = {0};
@@ -200,7 +166,7 @@ final class RunCommand implements Callable<Integer> {
                         new LoadRunner(
                                 wl,
                                 p::sourceConnection,
-                                new LoadRunner.Options(threads, rate, warmup, 0, 0));
+                                new LoadRunner.Options(knobs.threads, rate, warmup, 0, 0));
                 w.run();
                 first = w.issued();
                 Duration settle = p.awaitCaughtUp(catchUpTimeout);
@@ -245,40 +211,51 @@ final class RunCommand implements Callable<Integer> {
                         wl,
                         p::sourceConnection,
                         new LoadRunner.Options(
-                                threads, rate, duration, transactions, firstTransaction));
+                                knobs.threads, rate, duration, transactions, firstTransaction));
         LoadStats ls = runner.stats();
         p.sink().latency().reset();
         p.sink().stats().resetApplyTimes();
         long[] lastChanges = {0};
         out.println("load running (Ctrl-C stops everything)");
-        try (ProgressLine progress =
-                new ProgressLine(
-                        out,
-                        () -> {
-                            p.checkHealthy();
-                            long changes = ls.sourceChanges();
-                            long perSec = changes - lastChanges[0];
-                            lastChanges[0] = changes;
-                            long applied = ss.rawChanges() - raw0;
-                            long accounted = applied + (ns.vanishedRawChanges() - vanishedRaw0);
-                            Histogram recent = p.sink().latency().sinceLastCall();
-                            return String.format(
-                                    Locale.ROOT,
-                                    "%5.0fs | source %s ch/s | captured %s | applied %s | backlog"
-                                            + " %s | e2e p50 %s p99 %s",
-                                    runner.elapsedSeconds(),
-                                    Numbers.count(perSec),
-                                    Numbers.count(ns.rawChanges() - captured0),
-                                    Numbers.count(applied),
-                                    Numbers.count(Math.max(0, changes - accounted)),
-                                    recent.getTotalCount() == 0
-                                            ? "-"
-                                            : Numbers.ms(recent.getValueAtPercentile(50)),
-                                    recent.getTotalCount() == 0
-                                            ? "-"
-                                            : Numbers.ms(recent.getValueAtPercentile(99)));
-                        })) {
+        java.util.concurrent.atomic.AtomicReference<RuntimeException> failed =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        try (AutoCloseable watch =
+                        p.watch(
+                                e -> {
+                                    failed.set(e);
+                                    runner.stop();
+                                });
+                ProgressLine progress =
+                        new ProgressLine(
+                                out,
+                                () -> {
+                                    long changes = ls.sourceChanges();
+                                    long perSec = changes - lastChanges[0];
+                                    lastChanges[0] = changes;
+                                    long applied = ss.rawChanges() - raw0;
+                                    long accounted =
+                                            applied + (ns.vanishedRawChanges() - vanishedRaw0);
+                                    Histogram recent = p.sink().latency().sinceLastCall();
+                                    return String.format(
+                                            Locale.ROOT,
+                                            "%5.0fs | source %s ch/s | captured %s | applied %s | backlog"
+                                                    + " %s | e2e p50 %s p99 %s",
+                                            runner.elapsedSeconds(),
+                                            Numbers.count(perSec),
+                                            Numbers.count(ns.rawChanges() - captured0),
+                                            Numbers.count(applied),
+                                            Numbers.count(Math.max(0, changes - accounted)),
+                                            recent.getTotalCount() == 0
+                                                    ? "-"
+                                                    : Numbers.ms(recent.getValueAtPercentile(50)),
+                                            recent.getTotalCount() == 0
+                                                    ? "-"
+                                                    : Numbers.ms(recent.getValueAtPercentile(99)));
+                                })) {
             runner.run();
+        }
+        if (failed.get() != null) {
+            throw failed.get();
         }
         double loadSeconds = runner.elapsedSeconds();
         if (runner.firstError() != null && ls.transactions() == 0) {
@@ -328,9 +305,9 @@ final class RunCommand implements Callable<Integer> {
                                 runId,
                                 wl.name(),
                                 wl.description(),
-                                threads,
+                                knobs.threads,
                                 rate,
-                                seed,
+                                knobs.seed,
                                 prefilled,
                                 loadSeconds,
                                 ls,

@@ -164,18 +164,7 @@ public final class RunReport {
         m.put("machine", Machine.describe());
         List<Map<String, Object>> vt = new ArrayList<>();
         for (TableResult t : f.verification().tables()) {
-            Map<String, Object> r = new LinkedHashMap<>();
-            r.put("table", t.table());
-            r.put("matches", t.matches());
-            r.put("source_rows", t.sourceRows());
-            r.put("warehouse_rows", t.warehouseRows());
-            r.put("source_checksum", t.sourceChecksum());
-            r.put("warehouse_checksum", t.warehouseChecksum());
-            r.put("differences", t.differences());
-            if (t.skipped() != null) {
-                r.put("skipped", t.skipped());
-            }
-            vt.add(r);
+            vt.add(t.asMap());
         }
         Map<String, Object> v = new LinkedHashMap<>();
         v.put("summary", f.verification().summary());

@@ -22,6 +22,22 @@ public record TableResult(
         List<String> differences,
         String skipped) {
 
+    /** The result as JSON-ready fields. */
+    public java.util.Map<String, Object> asMap() {
+        java.util.Map<String, Object> r = new java.util.LinkedHashMap<>();
+        r.put("table", table);
+        r.put("matches", matches());
+        r.put("source_rows", sourceRows);
+        r.put("warehouse_rows", warehouseRows);
+        r.put("source_checksum", sourceChecksum);
+        r.put("warehouse_checksum", warehouseChecksum);
+        r.put("differences", differences);
+        if (skipped != null) {
+            r.put("skipped", skipped);
+        }
+        return r;
+    }
+
     public boolean matches() {
         return skipped == null
                 && sourceRows == warehouseRows

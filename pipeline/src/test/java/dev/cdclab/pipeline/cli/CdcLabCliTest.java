@@ -82,6 +82,15 @@ class CdcLabCliTest {
     }
 
     @Test
+    void aNearlyFullDiskStopsBeforeAnythingStarts() {
+        Result r = run("run", "--min-free-disk", "1000000T", "--work-dir", dir.toString());
+        assertThat(r.code()).isEqualTo(CdcLab.FAILED);
+        assertThat(r.err().lines().findFirst().orElseThrow())
+                .startsWith("cdc-lab: error: disk almost full:")
+                .endsWith("stopping before anything is lost");
+    }
+
+    @Test
     void verifyWithoutARunningPipelineSaysSo() throws Exception {
         Path f = dir.resolve("e.json");
         assertThat(run("verify", "--endpoints-file", f.toString()).err())

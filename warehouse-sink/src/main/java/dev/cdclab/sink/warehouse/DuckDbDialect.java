@@ -1,17 +1,13 @@
 package dev.cdclab.sink.warehouse;
 
-import static dev.cdclab.sink.warehouse.MergeSql.qualified;
 import static dev.cdclab.sink.warehouse.MergeSql.quote;
 
 import dev.cdclab.change.ColumnSpec;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -24,7 +20,7 @@ import org.duckdb.DuckDBConnection;
  * ones. In a column store this beats UPDATE/MERGE, whose update chains slow every scan until the
  * next checkpoint.
  */
-public final class DuckDbDialect implements WarehouseDialect {
+public final class DuckDbDialect extends SqlWarehouseDialect {
     private final Map<String, String> stages = new HashMap<>();
     private final Map<String, String[]> statements = new HashMap<>();
 
@@ -93,64 +89,15 @@ public final class DuckDbDialect implements WarehouseDialect {
     }
 
     @Override
-    public Map<String, String> existingColumns(Connection c, TableName t) throws SQLException {
-        Map<String, String> cols = new LinkedHashMap<>();
-        try (PreparedStatement ps =
-                c.prepareStatement(
-                        "SELECT column_name, data_type FROM information_schema.columns WHERE"
-                                + " table_schema = ? AND table_name = ? ORDER BY ordinal_position")) {
-            ps.setString(1, t.schema());
-            ps.setString(2, t.table());
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    cols.put(rs.getString(1), rs.getString(2));
-                }
-            }
-        }
-        return cols;
-    }
-
-    @Override
-    public void createTable(Connection c, TableName t, List<ColumnSpec> columns)
-            throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute("CREATE SCHEMA IF NOT EXISTS " + quote(t.schema()));
-            s.execute(
-                    "CREATE TABLE IF NOT EXISTS "
-                            + qualified(t)
-                            + " ("
-                            + MergeSql.columnDefinitions(columns, this::sqlType)
-                            + ")");
-        }
-    }
-
-    @Override
-    public void addColumn(Connection c, TableName t, ColumnSpec col) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute(
-                    "ALTER TABLE "
-                            + qualified(t)
-                            + " ADD COLUMN IF NOT EXISTS "
-                            + quote(col.name())
-                            + " "
-                            + sqlType(ColumnKind.of(col), col));
-        }
+    protected String constraints(List<ColumnSpec> columns) {
+        // no key index: it would slow every bulk delete/insert, and keys stay unique by merging
+        return "";
     }
 
     @Override
     public long merge(Connection c, TableName t, List<ColumnSpec> columns, List<StagedRow> rows)
             throws SQLException {
-        String signature =
-                t
-                        + "|"
-                        + columns.stream()
-                                .map(
-                                        col ->
-                                                col.name()
-                                                        + (col.key() ? "*" : "")
-                                                        + ":"
-                                                        + ColumnKind.of(col))
-                                .collect(Collectors.joining(","));
+        String signature = signature(t, columns);
         String stage = stages.get(signature);
         try (Statement s = c.createStatement()) {
             if (stage == null) {

@@ -1,6 +1,5 @@
 package dev.cdclab.sink.warehouse;
 
-import static dev.cdclab.sink.warehouse.MergeSql.qualified;
 import static dev.cdclab.sink.warehouse.MergeSql.quote;
 
 import dev.cdclab.change.ColumnSpec;
@@ -9,11 +8,9 @@ import java.io.StringReader;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -24,7 +21,7 @@ import org.postgresql.PGConnection;
  * PostgreSQL (15+) warehouse: rows are staged with COPY into a temporary table, then merged with
  * MERGE. Unlike DuckDB it takes several concurrent sink instances.
  */
-public final class PostgresWarehouseDialect implements WarehouseDialect {
+public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
     private final Map<String, String> stages = new HashMap<>();
     private final Map<String, String> merges = new HashMap<>();
 
@@ -90,70 +87,19 @@ public final class PostgresWarehouseDialect implements WarehouseDialect {
     }
 
     @Override
-    public Map<String, String> existingColumns(Connection c, TableName t) throws SQLException {
-        Map<String, String> cols = new LinkedHashMap<>();
-        try (PreparedStatement ps =
-                c.prepareStatement(
-                        "SELECT column_name, data_type FROM information_schema.columns WHERE"
-                                + " table_schema = ? AND table_name = ? ORDER BY ordinal_position")) {
-            ps.setString(1, t.schema());
-            ps.setString(2, t.table());
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    cols.put(rs.getString(1), rs.getString(2));
-                }
-            }
-        }
-        return cols;
-    }
-
-    @Override
-    public void createTable(Connection c, TableName t, List<ColumnSpec> columns)
-            throws SQLException {
+    protected String constraints(List<ColumnSpec> columns) {
         String pk =
                 columns.stream()
                         .filter(ColumnSpec::key)
                         .map(col -> quote(col.name()))
                         .collect(Collectors.joining(", "));
-        try (Statement s = c.createStatement()) {
-            s.execute("CREATE SCHEMA IF NOT EXISTS " + quote(t.schema()));
-            s.execute(
-                    "CREATE TABLE IF NOT EXISTS "
-                            + qualified(t)
-                            + " ("
-                            + MergeSql.columnDefinitions(columns, this::sqlType)
-                            + (pk.isEmpty() ? "" : ", PRIMARY KEY (" + pk + ")")
-                            + ")");
-        }
-    }
-
-    @Override
-    public void addColumn(Connection c, TableName t, ColumnSpec col) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute(
-                    "ALTER TABLE "
-                            + qualified(t)
-                            + " ADD COLUMN IF NOT EXISTS "
-                            + quote(col.name())
-                            + " "
-                            + sqlType(ColumnKind.of(col), col));
-        }
+        return pk.isEmpty() ? "" : ", PRIMARY KEY (" + pk + ")";
     }
 
     @Override
     public long merge(Connection c, TableName t, List<ColumnSpec> columns, List<StagedRow> rows)
             throws SQLException {
-        String signature =
-                t
-                        + "|"
-                        + columns.stream()
-                                .map(
-                                        col ->
-                                                col.name()
-                                                        + (col.key() ? "*" : "")
-                                                        + ":"
-                                                        + ColumnKind.of(col))
-                                .collect(Collectors.joining(","));
+        String signature = signature(t, columns);
         String stage = stages.get(signature);
         try (Statement s = c.createStatement()) {
             if (stage == null) {

@@ -11,6 +11,7 @@ import dev.cdclab.change.StageTimes;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
+/** The sink applies an interval only when every task has closed it on every partition. */
 class IntervalGateTest {
     private static NetChange change(long start, long end) {
         return new NetChange(

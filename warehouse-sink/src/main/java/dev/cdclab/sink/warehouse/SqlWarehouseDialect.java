@@ -1,0 +1,77 @@
+package dev.cdclab.sink.warehouse;
+
+import static dev.cdclab.sink.warehouse.MergeSql.qualified;
+import static dev.cdclab.sink.warehouse.MergeSql.quote;
+
+import dev.cdclab.change.ColumnSpec;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/** What the SQL warehouses share: catalog lookups and DDL through information_schema. */
+abstract class SqlWarehouseDialect implements WarehouseDialect {
+
+    @Override
+    public Map<String, String> existingColumns(Connection c, TableName t) throws SQLException {
+        Map<String, String> cols = new LinkedHashMap<>();
+        try (PreparedStatement ps =
+                c.prepareStatement(
+                        "SELECT column_name, data_type FROM information_schema.columns WHERE"
+                                + " table_schema = ? AND table_name = ? ORDER BY ordinal_position")) {
+            ps.setString(1, t.schema());
+            ps.setString(2, t.table());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    cols.put(rs.getString(1), rs.getString(2));
+                }
+            }
+        }
+        return cols;
+    }
+
+    /** Table constraints after the columns, e.g. {@code , PRIMARY KEY (id)}; empty for none. */
+    protected abstract String constraints(List<ColumnSpec> columns);
+
+    @Override
+    public void createTable(Connection c, TableName t, List<ColumnSpec> columns)
+            throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE SCHEMA IF NOT EXISTS " + quote(t.schema()));
+            s.execute(
+                    "CREATE TABLE IF NOT EXISTS "
+                            + qualified(t)
+                            + " ("
+                            + MergeSql.columnDefinitions(columns, this::sqlType)
+                            + constraints(columns)
+                            + ")");
+        }
+    }
+
+    @Override
+    public void addColumn(Connection c, TableName t, ColumnSpec col) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute(
+                    "ALTER TABLE "
+                            + qualified(t)
+                            + " ADD COLUMN IF NOT EXISTS "
+                            + quote(col.name())
+                            + " "
+                            + sqlType(ColumnKind.of(col), col));
+        }
+    }
+
+    /** Identity of a table's staging layout: names, key flags and kinds of its columns. */
+    protected static String signature(TableName t, List<ColumnSpec> columns) {
+        return t
+                + "|"
+                + columns.stream()
+                        .map(col -> col.name() + (col.key() ? "*" : "") + ":" + ColumnKind.of(col))
+                        .collect(Collectors.joining(","));
+    }
+}
