@@ -31,7 +31,7 @@ public final class HotWorkload implements Workload {
 
     @Override
     public String description() {
-        return "update-heavy: each transaction updates one of a few hot keys (hot.keys, default"
+        return "update-heavy: each transaction updates one of a few hot keys (--hot-keys, default"
                 + " 100)";
     }
 

@@ -61,7 +61,7 @@ final class LargeTransactionWorkload implements Workload {
         return single
                 ? "large-transaction counterpart: the same dba_objects-like rows, committed one per"
                         + " transaction"
-                : "large transactions: tx.size dba_objects-like rows (10K default; 100K, 800K) in"
+                : "large transactions: --tx-size dba_objects-like rows (10K default; 100K, 800K) in"
                         + " one transaction";
     }
 

@@ -204,7 +204,7 @@ final class PaperWorkloads {
                     d,
                     o,
                     "W7",
-                    "large insert: 1,000 rows (tx.size) per transaction into the 82-column table, 8 columns filled",
+                    "large insert: 1,000 rows (--tx-size) per transaction into the 82-column table, 8 columns filled",
                     false,
                     390_000,
                     1000);

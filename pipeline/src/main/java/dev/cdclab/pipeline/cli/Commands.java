@@ -1,7 +1,9 @@
 package dev.cdclab.pipeline.cli;
 
 import dev.cdclab.config.Durations;
+import dev.cdclab.pipeline.report.ProgressLine;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +13,10 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import picocli.CommandLine;
 
 /** Helpers shared by the commands: work directories, log files, orderly shutdown. */
@@ -84,6 +90,34 @@ final class Commands {
                 // best effort at shutdown
             }
         }
+    }
+
+    /**
+     * Shows {@code progress} once a second until {@code stopped} opens (Ctrl-C, SIGTERM); a {@code
+     * healthCheck} that throws ends the wait with its error.
+     */
+    static void runUntilStopped(
+            PrintStream out,
+            CountDownLatch stopped,
+            Runnable healthCheck,
+            Supplier<String> progress)
+            throws InterruptedException {
+        try (ProgressLine p = new ProgressLine(out, progress)) {
+            while (!stopped.await(1, TimeUnit.SECONDS)) {
+                healthCheck.run();
+            }
+        }
+    }
+
+    /** A health check that throws when {@code failure} reports one, naming {@code part}. */
+    static Runnable failsWith(String part, Supplier<Optional<Throwable>> failure) {
+        return () ->
+                failure.get()
+                        .ifPresent(
+                                e -> {
+                                    throw new IllegalStateException(
+                                            part + " failed: " + e.getMessage(), e);
+                                });
     }
 
     /** picocli converter for {@code 500ms}, {@code 30s}, {@code 2m}. */

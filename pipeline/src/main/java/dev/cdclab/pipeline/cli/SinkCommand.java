@@ -1,7 +1,6 @@
 package dev.cdclab.pipeline.cli;
 
 import dev.cdclab.pipeline.report.Numbers;
-import dev.cdclab.pipeline.report.ProgressLine;
 import dev.cdclab.sink.SinkConfig;
 import dev.cdclab.sink.WarehouseSink;
 import java.io.PrintStream;
@@ -12,7 +11,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -59,28 +57,22 @@ final class SinkCommand implements Callable<Integer> {
                         + " -> "
                         + config.get(SinkConfig.WAREHOUSE_URL)
                         + " (Ctrl-C to stop)");
-        try (ProgressLine p =
-                new ProgressLine(
-                        out,
-                        () -> {
-                            var lat = sink.latency().endToEnd();
-                            return String.format(
-                                    Locale.ROOT,
-                                    "applied %s net changes (%s raw) | waiting %s | e2e p99 %s",
-                                    Numbers.count(sink.stats().netChanges()),
-                                    Numbers.count(sink.stats().rawChanges()),
-                                    Numbers.count(sink.stats().held()),
-                                    lat.getTotalCount() == 0
-                                            ? "-"
-                                            : Numbers.ms(lat.getValueAtPercentile(99)));
-                        })) {
-            while (!stopped.await(1, TimeUnit.SECONDS)) {
-                if (sink.failure().isPresent()) {
-                    throw new IllegalStateException(
-                            "sink failed: " + sink.failure().get().getMessage());
-                }
-            }
-        }
+        Commands.runUntilStopped(
+                out,
+                stopped,
+                Commands.failsWith("sink", sink::failure),
+                () -> {
+                    var lat = sink.latency().endToEnd();
+                    return String.format(
+                            Locale.ROOT,
+                            "applied %s net changes (%s raw) | waiting %s | e2e p99 %s",
+                            Numbers.count(sink.stats().netChanges()),
+                            Numbers.count(sink.stats().rawChanges()),
+                            Numbers.count(sink.stats().held()),
+                            lat.getTotalCount() == 0
+                                    ? "-"
+                                    : Numbers.ms(lat.getValueAtPercentile(99)));
+                });
         return 0;
     }
 }

@@ -1,17 +1,16 @@
 package dev.cdclab.pipeline.cli;
 
 import dev.cdclab.pipeline.report.Numbers;
-import dev.cdclab.pipeline.report.ProgressLine;
 import dev.cdclab.streams.NetChangeApp;
 import dev.cdclab.streams.NetChangeConfig;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -36,21 +35,11 @@ final class StreamsCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintStream out = System.out;
+        Map<String, String> explicit = new LinkedHashMap<>();
+        explicit.put(NetChangeConfig.BOOTSTRAP_SERVERS.key(), bootstrap);
+        explicit.put(NetChangeConfig.APPLICATION_ID.key(), applicationId);
         NetChangeConfig config =
-                new NetChangeConfig(
-                        stage.build(
-                                NetChangeConfig.builder(),
-                                Map.of(
-                                        NetChangeConfig.BOOTSTRAP_SERVERS.key(),
-                                        bootstrap == null ? "" : bootstrap,
-                                        NetChangeConfig.APPLICATION_ID.key(),
-                                        applicationId == null
-                                                ? NetChangeConfig.APPLICATION_ID.defaultValue()
-                                                : applicationId)));
-        if (config.get(NetChangeConfig.BOOTSTRAP_SERVERS).isBlank()) {
-            throw new IllegalArgumentException(
-                    "--bootstrap-servers (or bootstrap.servers) is required");
-        }
+                new NetChangeConfig(stage.build(NetChangeConfig.builder(), explicit));
         Commands.logTo(
                 Commands.workDir(Path.of("cdc-lab-runs", "streams"), "", "streams"), "streams.log");
         NetChangeApp app = new NetChangeApp(config);
@@ -66,26 +55,19 @@ final class StreamsCommand implements Callable<Integer> {
                         + " -> "
                         + config.get(NetChangeConfig.NET_CHANGES_TOPIC)
                         + " (Ctrl-C to stop)");
-        try (ProgressLine p =
-                new ProgressLine(
-                        out,
-                        () ->
-                                String.format(
-                                        Locale.ROOT,
-                                        "raw %s | net %s | cancelled out %s | late %s | dead"
-                                                + " letters %s",
-                                        Numbers.count(app.stats().rawChanges()),
-                                        Numbers.count(app.stats().netChanges()),
-                                        Numbers.count(app.stats().vanished()),
-                                        Numbers.count(app.stats().late()),
-                                        Numbers.count(app.stats().deadLetters())))) {
-            while (!stopped.await(1, TimeUnit.SECONDS)) {
-                if (app.failure().isPresent()) {
-                    throw new IllegalStateException(
-                            "net-change app failed: " + app.failure().get().getMessage());
-                }
-            }
-        }
+        Commands.runUntilStopped(
+                out,
+                stopped,
+                Commands.failsWith("net-change app", app::failure),
+                () ->
+                        String.format(
+                                Locale.ROOT,
+                                "raw %s | net %s | cancelled out %s | late %s | dead letters %s",
+                                Numbers.count(app.stats().rawChanges()),
+                                Numbers.count(app.stats().netChanges()),
+                                Numbers.count(app.stats().vanished()),
+                                Numbers.count(app.stats().late()),
+                                Numbers.count(app.stats().deadLetters())));
         return 0;
     }
 }

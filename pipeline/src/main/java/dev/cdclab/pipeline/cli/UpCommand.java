@@ -3,7 +3,6 @@ package dev.cdclab.pipeline.cli;
 import dev.cdclab.pipeline.EmbeddedPipeline;
 import dev.cdclab.pipeline.admin.AdminServer;
 import dev.cdclab.pipeline.report.Numbers;
-import dev.cdclab.pipeline.report.ProgressLine;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
@@ -114,32 +113,27 @@ final class UpCommand implements Callable<Integer> {
         }
         out.println("  logs              " + Commands.currentLogFile());
         out.println("Ctrl-C to stop.");
-        try (ProgressLine progress =
-                new ProgressLine(
-                        out,
-                        () -> {
-                            p.checkHealthy();
-                            var ns = p.streams().stats();
-                            var ss = p.sink().stats();
-                            var lat = p.sink().latency().endToEnd();
-                            return String.format(
-                                    Locale.ROOT,
-                                    "captured %s | net changes applied %s | waiting %s | e2e p50 %s"
-                                            + " p99 %s",
-                                    Numbers.count(ns.rawChanges()),
-                                    Numbers.count(ss.netChanges()),
-                                    Numbers.count(ss.held()),
-                                    lat.getTotalCount() == 0
-                                            ? "-"
-                                            : Numbers.ms(lat.getValueAtPercentile(50)),
-                                    lat.getTotalCount() == 0
-                                            ? "-"
-                                            : Numbers.ms(lat.getValueAtPercentile(99)));
-                        })) {
-            while (!stopped.await(1, java.util.concurrent.TimeUnit.SECONDS)) {
-                p.checkHealthy();
-            }
-        }
+        Commands.runUntilStopped(
+                out,
+                stopped,
+                p::checkHealthy,
+                () -> {
+                    var ns = p.streams().stats();
+                    var ss = p.sink().stats();
+                    var lat = p.sink().latency().endToEnd();
+                    return String.format(
+                            Locale.ROOT,
+                            "captured %s | net changes applied %s | waiting %s | e2e p50 %s p99 %s",
+                            Numbers.count(ns.rawChanges()),
+                            Numbers.count(ss.netChanges()),
+                            Numbers.count(ss.held()),
+                            lat.getTotalCount() == 0
+                                    ? "-"
+                                    : Numbers.ms(lat.getValueAtPercentile(50)),
+                            lat.getTotalCount() == 0
+                                    ? "-"
+                                    : Numbers.ms(lat.getValueAtPercentile(99)));
+                });
         return 0;
     }
 }

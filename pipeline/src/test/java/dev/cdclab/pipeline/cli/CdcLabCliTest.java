@@ -113,6 +113,7 @@ class CdcLabCliTest {
                 .contains("`interval`")
                 .contains("`warehouse.url`")
                 .contains("`slot.name`")
+                .contains("`--jdbc-url`")
                 .contains("| `mix` |");
         Result p =
                 run(
@@ -124,5 +125,15 @@ class CdcLabCliTest {
                         "source.password=secret");
         assertThat(p.code()).isZero();
         assertThat(p.out()).contains("\"database.hostname\" : \"db\"").doesNotContain("secret");
+    }
+
+    @Test
+    void configurationDocIsWhatConfigPrints() throws Exception {
+        Result cfg = run("config");
+        assertThat(cfg.code()).isZero();
+        String doc = Files.readString(Path.of("..", "docs", "configuration.md"));
+        assertThat(doc)
+                .as("docs/configuration.md is stale; regenerate it from 'cdc-lab config'")
+                .contains(cfg.out().strip());
     }
 }

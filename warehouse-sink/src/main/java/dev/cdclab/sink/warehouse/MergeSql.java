@@ -66,14 +66,8 @@ final class MergeSql {
                                 .collect(Collectors.joining(", "))
                         + (columns.stream().anyMatch(c -> !c.key()) ? ", " : "")
                         + "_cdc_lsn = s._lsn, _cdc_commit_ms = s._commit_ms";
-        String insertCols =
-                columns.stream().map(c -> quote(c.name())).collect(Collectors.joining(", "))
-                        + ", _cdc_lsn, _cdc_commit_ms";
-        String insertVals =
-                columns.stream()
-                                .map(c -> caster.cast("s." + quote(c.name()), ColumnKind.of(c), c))
-                                .collect(Collectors.joining(", "))
-                        + ", s._lsn, s._commit_ms";
+        String insertCols = rowColumns(columns);
+        String insertVals = rowValues(columns, caster);
         return "MERGE INTO "
                 + qualified(target)
                 + " AS t USING (SELECT s.*, tb.lsn AS _tomb FROM "
@@ -165,14 +159,8 @@ final class MergeSql {
      */
     static String insertNew(
             TableName target, String stage, List<ColumnSpec> columns, Caster caster) {
-        String cols =
-                columns.stream().map(c -> quote(c.name())).collect(Collectors.joining(", "))
-                        + ", _cdc_lsn, _cdc_commit_ms";
-        String vals =
-                columns.stream()
-                                .map(c -> caster.cast("s." + quote(c.name()), ColumnKind.of(c), c))
-                                .collect(Collectors.joining(", "))
-                        + ", s._lsn, s._commit_ms";
+        String cols = rowColumns(columns);
+        String vals = rowValues(columns, caster);
         return "INSERT INTO "
                 + qualified(target)
                 + " ("
@@ -215,5 +203,21 @@ final class MergeSql {
     /** Maps a column to its warehouse type. */
     interface TypeNamer {
         String type(ColumnKind kind, ColumnSpec column);
+    }
+
+    /** The warehouse row's columns: the source's, then the log position and commit time. */
+    private static String rowColumns(List<ColumnSpec> columns) {
+        return columns.stream().map(c -> quote(c.name())).collect(Collectors.joining(", "))
+                + ", _cdc_lsn, _cdc_commit_ms";
+    }
+
+    /**
+     * The staged row {@code s} cast to the warehouse row's columns, in {@link #rowColumns} order.
+     */
+    private static String rowValues(List<ColumnSpec> columns, Caster caster) {
+        return columns.stream()
+                        .map(c -> caster.cast("s." + quote(c.name()), ColumnKind.of(c), c))
+                        .collect(Collectors.joining(", "))
+                + ", s._lsn, s._commit_ms";
     }
 }
