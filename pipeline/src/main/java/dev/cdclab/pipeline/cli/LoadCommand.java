@@ -8,6 +8,7 @@ import dev.cdclab.load.workload.Workload;
 import dev.cdclab.pipeline.report.Numbers;
 import dev.cdclab.pipeline.report.PrefillProgress;
 import dev.cdclab.pipeline.report.ProgressLine;
+import dev.cdclab.pipeline.report.RateMeter;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -133,7 +134,8 @@ final class LoadCommand implements Callable<Integer> {
                         () -> DriverManager.getConnection(jdbcUrl, props),
                         new LoadRunner.Options(knobs.threads, rate, duration, transactions));
         LoadStats stats = runner.stats();
-        long[] last = {0, 0};
+        RateMeter txRate = new RateMeter(0);
+        RateMeter changeRate = new RateMeter(0);
         out.printf(
                 Locale.ROOT,
                 "%s on %s: %d threads, %s, %s%n",
@@ -154,15 +156,13 @@ final class LoadCommand implements Callable<Integer> {
                                             Locale.ROOT,
                                             "%5.0fs | %s tx/s | %s changes/s | p99 %s | errors %s",
                                             runner.elapsedSeconds(),
-                                            Numbers.count(tx - last[0]),
-                                            Numbers.count(ch - last[1]),
+                                            Numbers.count(Math.round(txRate.perSecond(tx))),
+                                            Numbers.count(Math.round(changeRate.perSecond(ch))),
                                             h.getTotalCount() == 0
                                                     ? "-"
                                                     : Numbers.ms(
                                                             h.getValueAtPercentile(99) / 1000.0),
                                             Numbers.count(stats.errors()));
-                            last[0] = tx;
-                            last[1] = ch;
                             return s;
                         })) {
             runner.run();

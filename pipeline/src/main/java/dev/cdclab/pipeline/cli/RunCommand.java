@@ -9,6 +9,7 @@ import dev.cdclab.pipeline.EmbeddedPipeline;
 import dev.cdclab.pipeline.report.Numbers;
 import dev.cdclab.pipeline.report.PrefillProgress;
 import dev.cdclab.pipeline.report.ProgressLine;
+import dev.cdclab.pipeline.report.RateMeter;
 import dev.cdclab.pipeline.report.RunReport;
 import dev.cdclab.pipeline.verify.VerificationResult;
 import dev.cdclab.pipeline.verify.WarehouseVerifier;
@@ -215,7 +216,7 @@ final class RunCommand implements Callable<Integer> {
         LoadStats ls = runner.stats();
         p.sink().latency().reset();
         p.sink().stats().resetApplyTimes();
-        long[] lastChanges = {0};
+        RateMeter sourceRate = new RateMeter(ls.sourceChanges());
         out.println("load running (Ctrl-C stops everything)");
         java.util.concurrent.atomic.AtomicReference<RuntimeException> failed =
                 new java.util.concurrent.atomic.AtomicReference<>();
@@ -230,8 +231,7 @@ final class RunCommand implements Callable<Integer> {
                                 out,
                                 () -> {
                                     long changes = ls.sourceChanges();
-                                    long perSec = changes - lastChanges[0];
-                                    lastChanges[0] = changes;
+                                    long perSec = Math.round(sourceRate.perSecond(changes));
                                     long applied = ss.rawChanges() - raw0;
                                     long accounted =
                                             applied + (ns.vanishedRawChanges() - vanishedRaw0);

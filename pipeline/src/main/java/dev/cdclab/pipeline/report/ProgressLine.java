@@ -4,8 +4,9 @@ import java.io.PrintStream;
 import java.util.function.Supplier;
 
 /**
- * One status line refreshed every second: rewritten in place on a terminal, printed every few
- * seconds otherwise (logs, CI).
+ * One status line refreshed every second: rewritten in place on a terminal, printed every five
+ * seconds otherwise (logs, CI). The supplier is called only when the line is shown; use {@link
+ * RateMeter} for per-second figures.
  */
 public final class ProgressLine implements AutoCloseable {
     private final PrintStream out;
@@ -35,19 +36,23 @@ public final class ProgressLine implements AutoCloseable {
             if (!running) {
                 return;
             }
+            tick++;
+            // ask only when the line is shown, so "since last call" figures cover what it shows
+            if (!terminal && tick % 5 != 0) {
+                continue;
+            }
             String s;
             try {
                 s = line.get();
             } catch (RuntimeException e) {
                 s = "(status unavailable: " + e.getMessage() + ")";
             }
-            tick++;
             synchronized (out) {
                 if (terminal) {
                     String padded = s + " ".repeat(Math.max(0, lastLength - s.length()));
                     out.print("\r" + padded);
                     lastLength = s.length();
-                } else if (tick % 5 == 0) {
+                } else {
                     out.println(s);
                 }
                 out.flush();
