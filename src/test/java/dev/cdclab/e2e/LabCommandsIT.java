@@ -61,9 +61,12 @@ class LabCommandsIT {
         assertThat(code[0]).as(out).isZero();
         assertThat(out)
                 .contains("highest sustained")
-                .contains("verified: warehouse matches source");
+                .contains("verified: warehouse matches source")
+                .contains("pipeline interval=1s")
+                .contains("fsync=on");
         JsonNode r = new ObjectMapper().readTree(json.toFile());
         assertThat(r.get("steps")).hasSize(2);
+        assertThat(r.get("pipeline").get("interval").asText()).isEqualTo("1s");
         assertThat(r.get("highest_sustained_changes_per_s").asDouble()).isPositive();
     }
 
@@ -99,6 +102,13 @@ class LabCommandsIT {
         assertThat(row.get("tx_per_s_capture_off").asDouble()).isPositive();
         assertThat(row.get("tx_per_s_capture_on").asDouble()).isPositive();
         assertThat(row.get("verified").asBoolean()).isTrue();
-        assertThat(out).contains("fsync=on");
+        assertThat(out).contains("fsync=on").contains("pipeline interval=1s");
+        assertThat(
+                        new ObjectMapper()
+                                .readTree(json.toFile())
+                                .get("pipeline")
+                                .get("partitions")
+                                .asInt())
+                .isEqualTo(1);
     }
 }

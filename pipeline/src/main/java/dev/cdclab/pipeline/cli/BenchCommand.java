@@ -239,6 +239,8 @@ final class BenchCommand implements Callable<Integer> {
                         best.latency().getValueAtPercentile(99));
             }
             out.println((v.matches() ? "verified: " : "NOT verified: ") + v.summary());
+            out.println("pipeline " + PipelineOptions.line(pipelineOptions.settings()));
+            out.println("source   " + PipelineOptions.line(p.sourceSettings()));
             if (reportJson != null) {
                 writeJson(results, best, v, p);
             }
@@ -274,6 +276,7 @@ final class BenchCommand implements Callable<Integer> {
                 "highest_sustained_changes_per_s",
                 best == null ? null : Numbers.round3(best.changesPerSecond()));
         m.put("verified", v.matches());
+        m.put("pipeline", pipelineOptions.settings());
         m.put("source_settings", p.sourceSettings());
         m.put("machine", Machine.describe());
         Files.writeString(

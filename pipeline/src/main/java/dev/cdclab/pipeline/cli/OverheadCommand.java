@@ -186,6 +186,7 @@ final class OverheadCommand implements Callable<Integer> {
             m.put("warmup", Durations.format(warmup));
             m.put("duration", Durations.format(duration));
             m.put("results", rows);
+            m.put("pipeline", pipelineOptions.settings());
             m.put("source_settings", settings);
             m.put("machine", Machine.describe());
             Files.writeString(
@@ -196,10 +197,9 @@ final class OverheadCommand implements Callable<Integer> {
                                             .INDENT_OUTPUT)
                             .writeValueAsString(m));
         }
+        out.println("pipeline " + PipelineOptions.line(pipelineOptions.settings()));
         if (settings != null) {
-            List<String> s = new ArrayList<>();
-            settings.forEach((k, v) -> s.add(k + "=" + v));
-            out.println("source " + String.join(" ", s));
+            out.println("source   " + PipelineOptions.line(settings));
         }
         return allVerified ? 0 : CdcLab.VERIFY_FAILED;
     }

@@ -1,6 +1,7 @@
 package dev.cdclab.pipeline.cli;
 
 import dev.cdclab.change.NetChangeMode;
+import dev.cdclab.config.Durations;
 import dev.cdclab.pipeline.EmbeddedPipeline;
 import dev.cdclab.streams.NetChangeConfig;
 import java.nio.file.Path;
@@ -11,7 +12,10 @@ import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
-/** Options of the embedded pipeline shared by {@code run} and {@code up}. */
+/**
+ * Options of the embedded pipeline shared by {@code run}, {@code up}, {@code bench} and {@code
+ * overhead}.
+ */
 final class PipelineOptions {
     @Option(
             names = "--work-dir",
@@ -118,6 +122,28 @@ final class PipelineOptions {
                     }
                 });
         return b;
+    }
+
+    /** The pipeline settings a report states: what these options set, and every -D override. */
+    Map<String, Object> settings() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("interval", Durations.format(interval));
+        m.put("grace", Durations.format(grace));
+        m.put("net_changes", mode.name().toLowerCase(Locale.ROOT));
+        m.put("partitions", partitions);
+        m.put("processing_guarantee", guarantee.name().toLowerCase(Locale.ROOT));
+        m.put("durable_source", durable);
+        m.put("warehouse", "duckdb");
+        m.putAll(overrides);
+        return m;
+    }
+
+    /** The settings as one {@code key=value ...} line. */
+    static String line(Map<String, ?> settings) {
+        StringBuilder b = new StringBuilder();
+        settings.forEach(
+                (k, v) -> b.append(b.length() == 0 ? "" : " ").append(k).append('=').append(v));
+        return b.toString();
     }
 
     /** {@code 500M}, {@code 2G}, {@code 1T} or plain bytes. */

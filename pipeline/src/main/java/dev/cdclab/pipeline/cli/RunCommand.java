@@ -22,7 +22,6 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -289,16 +288,8 @@ final class RunCommand implements Callable<Integer> {
                 tables.add(new RunReport.TableCounts(t, raw, net));
             }
         }
-        Map<String, Object> pipeline = new LinkedHashMap<>();
-        pipeline.put("interval", Durations.format(pipelineOptions.interval));
-        pipeline.put("grace", Durations.format(pipelineOptions.grace));
-        pipeline.put("net_changes", pipelineOptions.mode.name().toLowerCase(Locale.ROOT));
-        pipeline.put("partitions", pipelineOptions.partitions);
-        pipeline.put(
-                "processing_guarantee", pipelineOptions.guarantee.name().toLowerCase(Locale.ROOT));
-        pipeline.put("durable_source", pipelineOptions.durable);
+        Map<String, Object> pipeline = pipelineOptions.settings();
         pipeline.put("warmup", Durations.format(warmup));
-        pipeline.put("warehouse", "duckdb");
         RunReport report =
                 new RunReport(
                         new RunReport.Facts(
