@@ -1,21 +1,21 @@
 package dev.cdclab.e2e;
 
-import static dev.cdclab.e2e.TestPipelines.caughtUpAndVerified;
-import static dev.cdclab.e2e.TestPipelines.script;
-import static dev.cdclab.e2e.TestPipelines.tx;
+import static dev.cdclab.e2e.TestHelper.script;
+import static dev.cdclab.e2e.TestHelper.tx;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cdclab.pipeline.EmbeddedPipeline;
+import dev.cdclab.junit.CdcLabExtension;
+import dev.cdclab.pipeline.Pipeline;
 import dev.cdclab.pipeline.verify.TableResult;
 import dev.cdclab.pipeline.verify.VerificationResult;
 import dev.cdclab.sink.latency.LatencyRecorder;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The spine end to end: a scripted sequence of inserts, updates and deletes (one key changed many
@@ -25,23 +25,14 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(300)
 class ScriptedSequenceIT {
-    private static EmbeddedPipeline pipeline;
-
-    @BeforeAll
-    static void start() {
-        pipeline = TestPipelines.start("scripted", b -> {});
-    }
-
-    @AfterAll
-    static void stop() {
-        pipeline.close();
-    }
+    @RegisterExtension
+    static CdcLabExtension lab = CdcLabExtension.embedded().interval(Duration.ofMillis(500));
 
     @Test
     void warehouseEqualsSourceAfterTheScript() throws Exception {
-        script(pipeline, "/sql/scripted-schema.sql");
+        script(lab.source(), "/sql/scripted-schema.sql");
         tx(
-                pipeline,
+                lab.source(),
                 "INSERT INTO accounts SELECT g, 'owner ' || g, g * 10.5, NULL, DATE '2024-01-01' + g,"
                         + " now() FROM generate_series(1, 200) g",
                 "INSERT INTO events SELECT g, 'k' || (g % 3), jsonb_build_object('n', g), decode(md5(g::text),"
@@ -49,39 +40,40 @@ class ScriptedSequenceIT {
                 "INSERT INTO line_items SELECT g / 3, g % 3, gen_random_uuid(), (g % 100)::smallint FROM"
                         + " generate_series(1, 300) g");
         tx(
-                pipeline,
+                lab.source(),
                 "UPDATE accounts SET balance = balance + 1, note = 'touched' WHERE id % 5 = 0");
-        tx(pipeline, "DELETE FROM accounts WHERE id > 180");
-        tx(pipeline, "DELETE FROM line_items WHERE order_id = 7");
+        tx(lab.source(), "DELETE FROM accounts WHERE id > 180");
+        tx(lab.source(), "DELETE FROM line_items WHERE order_id = 7");
         // one key changed many times inside one interval, in many small transactions
         for (int i = 0; i < 25; i++) {
             tx(
-                    pipeline,
+                    lab.source(),
                     "UPDATE accounts SET balance = " + i + ", note = 'hot " + i + "' WHERE id = 1");
         }
         // delete then re-insert the same key
-        tx(pipeline, "DELETE FROM accounts WHERE id = 2");
+        tx(lab.source(), "DELETE FROM accounts WHERE id = 2");
         tx(
-                pipeline,
+                lab.source(),
                 "INSERT INTO accounts VALUES (2, 'reborn', 2.00, 'again', DATE '2025-05-05', now())");
         // insert then delete in one transaction: nothing to apply
         tx(
-                pipeline,
+                lab.source(),
                 "INSERT INTO accounts VALUES (999, 'ghost', 0, NULL, NULL, NULL)",
                 "DELETE FROM accounts WHERE id = 999");
         // a 10,000-row transaction
         tx(
-                pipeline,
+                lab.source(),
                 "INSERT INTO events SELECT g, 'bulk', jsonb_build_object('g', g), NULL, g, true FROM"
                         + " generate_series(1000, 10999) g");
-        tx(pipeline, "UPDATE events SET active = false WHERE id BETWEEN 1000 AND 1500");
+        tx(lab.source(), "UPDATE events SET active = false WHERE id BETWEEN 1000 AND 1500");
 
-        VerificationResult v = caughtUpAndVerified(pipeline);
+        lab.awaitCaughtUp(Duration.ofSeconds(90));
+        VerificationResult v = lab.verify();
         assertThat(v.matches()).as(v.summary()).isTrue();
         assertThat(v.tables())
                 .extracting(TableResult::table)
                 .contains("public.accounts", "public.events", "public.line_items");
-        try (Connection w = pipeline.warehouseConnection();
+        try (Connection w = lab.warehouse().getConnection();
                 Statement s = w.createStatement();
                 ResultSet rs =
                         s.executeQuery("SELECT count(*) FROM public.events WHERE kind = 'bulk'")) {
@@ -89,6 +81,7 @@ class ScriptedSequenceIT {
             assertThat(rs.getLong(1)).isEqualTo(10_000);
         }
 
+        Pipeline pipeline = lab.pipeline();
         var ns = pipeline.streams().stats();
         var ss = pipeline.sink().stats();
         assertThat(ns.rawChanges())

@@ -1,24 +1,23 @@
 package dev.cdclab.e2e;
 
-import static dev.cdclab.e2e.TestPipelines.caughtUpAndVerified;
-import static dev.cdclab.e2e.TestPipelines.tx;
+import static dev.cdclab.e2e.TestHelper.tx;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cdclab.change.NetChange;
-import dev.cdclab.pipeline.EmbeddedPipeline;
+import dev.cdclab.junit.CdcLabExtension;
 import dev.cdclab.pipeline.verify.VerificationResult;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Intervals and transactions end to end (500 ms intervals, 3 partitions): a transaction that runs
@@ -27,27 +26,17 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(300)
 class TransactionConsistencyIT {
-    private static EmbeddedPipeline pipeline;
-
-    @BeforeAll
-    static void start() {
-        pipeline = TestPipelines.start("consistency", b -> b.partitions(3));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (pipeline != null) {
-            pipeline.close();
-        }
-    }
+    @RegisterExtension
+    static CdcLabExtension lab =
+            CdcLabExtension.embedded().interval(Duration.ofMillis(500)).partitions(3);
 
     @Test
     void aTransactionStraddlingIntervalBoundariesLandsInTheIntervalOfItsCommit() throws Exception {
         tx(
-                pipeline,
+                lab.source(),
                 "CREATE TABLE straddle (id int PRIMARY KEY, v text)",
                 "CREATE TABLE chatter (id int PRIMARY KEY, n int)");
-        tx(pipeline, "INSERT INTO chatter SELECT g, 0 FROM generate_series(1, 20) g");
+        tx(lab.source(), "INSERT INTO chatter SELECT g, 0 FROM generate_series(1, 20) g");
         AtomicBoolean stop = new AtomicBoolean();
         CompletableFuture<Void> background =
                 CompletableFuture.runAsync(
@@ -56,7 +45,7 @@ class TransactionConsistencyIT {
                             while (!stop.get()) {
                                 try {
                                     tx(
-                                            pipeline,
+                                            lab.source(),
                                             "UPDATE chatter SET n = n + 1 WHERE id = "
                                                     + (1 + i++ % 20));
                                     Thread.sleep(20);
@@ -67,7 +56,7 @@ class TransactionConsistencyIT {
                         });
         long txid;
         long commitStart;
-        try (Connection c = pipeline.sourceConnection()) {
+        try (Connection c = lab.source().getConnection()) {
             c.setAutoCommit(false);
             try (Statement s = c.createStatement()) {
                 try (ResultSet rs = s.executeQuery("SELECT txid_current()")) {
@@ -88,11 +77,12 @@ class TransactionConsistencyIT {
         }
         background.get();
 
-        VerificationResult v = caughtUpAndVerified(pipeline);
+        lab.awaitCaughtUp(Duration.ofSeconds(90));
+        VerificationResult v = lab.verify();
         assertThat(v.matches()).as(v.summary()).isTrue();
 
         List<NetChange> straddle =
-                TestPipelines.netChanges(pipeline).stream()
+                TestHelper.netChanges(lab.pipeline()).stream()
                         .filter(c -> c.table().equals("public.straddle"))
                         .toList();
         assertThat(straddle).as("one net change per surviving key").hasSize(109);
@@ -106,43 +96,44 @@ class TransactionConsistencyIT {
         assertThat(straddle)
                 .filteredOn(c -> c.key().get("id").asInt() <= 30)
                 .allSatisfy(c -> assertThat(c.rawChanges()).isEqualTo(2));
-        assertThat(pipeline.streams().stats().late()).isZero();
+        assertThat(lab.pipeline().streams().stats().late()).isZero();
     }
 
     @Test
     void unchangedValuesLargerThanToastThresholdSurviveUpdatesThatDoNotSendThem() throws Exception {
-        tx(pipeline, "CREATE TABLE docs (id int PRIMARY KEY, title text, body text)");
+        tx(lab.source(), "CREATE TABLE docs (id int PRIMARY KEY, title text, body text)");
         // 3.2 KB of hex: incompressible enough to be stored out of line (TOAST)
         String big =
                 "(SELECT string_agg(md5(g::text || 'x' || i::text), '') FROM generate_series(1, 100) i)";
         tx(
-                pipeline,
+                lab.source(),
                 "INSERT INTO docs SELECT g, 'v1', "
                         + big.replace("g::text", "g::text")
                         + " FROM generate_series(1, 20) g");
         // same interval as the insert for some keys, later intervals for the rest
-        tx(pipeline, "UPDATE docs SET title = 'v2' WHERE id <= 10");
+        tx(lab.source(), "UPDATE docs SET title = 'v2' WHERE id <= 10");
         Thread.sleep(1200);
-        tx(pipeline, "UPDATE docs SET title = 'v3'");
+        tx(lab.source(), "UPDATE docs SET title = 'v3'");
         Thread.sleep(1200);
-        tx(pipeline, "UPDATE docs SET title = 'v4' WHERE id % 2 = 0");
-        try (Connection c = pipeline.sourceConnection();
+        tx(lab.source(), "UPDATE docs SET title = 'v4' WHERE id % 2 = 0");
+        try (Connection c = lab.source().getConnection();
                 Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT min(length(body)) FROM docs")) {
             rs.next();
             assertThat(rs.getInt(1)).isGreaterThan(2048);
         }
-        VerificationResult v = caughtUpAndVerified(pipeline);
+        lab.awaitCaughtUp(Duration.ofSeconds(90));
+        VerificationResult v = lab.verify();
         assertThat(v.matches()).as(v.summary()).isTrue();
         List<NetChange> docs =
-                TestPipelines.netChanges(pipeline).stream()
+                TestHelper.netChanges(lab.pipeline()).stream()
                         .filter(c -> c.table().equals("public.docs"))
                         .toList();
         assertThat(docs)
                 .as(
                         "Debezium sent the unavailable-value placeholder and it was carried as unchanged")
                 .anySatisfy(c -> assertThat(c.unchanged()).containsExactly("body"));
-        try (Connection w = pipeline.warehouseConnection();
+        try (Connection w = lab.warehouse().getConnection();
                 Statement s = w.createStatement();
                 ResultSet rs =
                         s.executeQuery(

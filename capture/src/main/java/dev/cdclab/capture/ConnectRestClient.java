@@ -59,13 +59,16 @@ public final class ConnectRestClient {
 
     /** Removes the connector; no error if it does not exist. */
     public void delete(String name) {
-        try {
-            send("DELETE", "/connectors/" + name, null, 204, 200, 404);
-        } catch (IllegalStateException e) {
-            if (!e.getMessage().contains("404")) {
-                throw e;
-            }
+        send("DELETE", "/connectors/" + name, null, 204, 200, 404);
+    }
+
+    /** Class names of the connector plugins the cluster has; also tells that it answers. */
+    public List<String> plugins() {
+        List<String> out = new ArrayList<>();
+        for (JsonNode p : send("GET", "/connector-plugins", null, 200)) {
+            out.add(p.path("class").asText());
         }
+        return out;
     }
 
     /** Connector state and task states, e.g. {@code RUNNING}. */
@@ -97,7 +100,7 @@ public final class ConnectRestClient {
     /**
      * Waits until the connector and its task run.
      *
-     * @throws IllegalStateException when it fails or the timeout passes
+     * @throws ConnectorFailedException when it fails or the timeout passes
      */
     public void awaitRunning(String name, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -105,8 +108,8 @@ public final class ConnectRestClient {
         while (System.nanoTime() < deadline) {
             try {
                 last = status(name);
-            } catch (IllegalStateException e) {
-                if (!e.getMessage().contains("404")) {
+            } catch (ConnectRestException e) {
+                if (!e.notFound()) {
                     throw e;
                 }
             }
@@ -114,17 +117,17 @@ public final class ConnectRestClient {
                 return;
             }
             if (last != null && last.failed()) {
-                throw new IllegalStateException(
+                throw new ConnectorFailedException(
                         "connector " + name + " failed: " + firstLine(last.trace()));
             }
             try {
                 Thread.sleep(100);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted", e);
+                throw new ConnectRestException(0, "interrupted", e);
             }
         }
-        throw new IllegalStateException(
+        throw new ConnectorFailedException(
                 "connector " + name + " not running after " + timeout.toSeconds() + "s: " + last);
     }
 
@@ -143,22 +146,32 @@ public final class ConnectRestClient {
         try {
             r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
         } catch (ConnectException e) {
-            throw new IllegalStateException("cannot reach Kafka Connect at " + baseUrl, e);
+            throw new ConnectRestException(0, "cannot reach Kafka Connect at " + baseUrl, e);
         } catch (IOException e) {
-            throw new IllegalStateException(
-                    "Kafka Connect at " + baseUrl + " did not answer: " + e.getMessage(), e);
+            throw new ConnectRestException(
+                    0, "Kafka Connect at " + baseUrl + " did not answer: " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
+            throw new ConnectRestException(0, "interrupted", e);
         }
         for (int code : ok) {
             if (r.statusCode() == code) {
-                try {
-                    return r.body() == null || r.body().isBlank()
-                            ? MAPPER.createObjectNode()
-                            : MAPPER.readTree(r.body());
-                } catch (IOException e) {
+                if (r.body() == null || r.body().isBlank() || code == 404) {
                     return MAPPER.createObjectNode();
+                }
+                try {
+                    return MAPPER.readTree(r.body());
+                } catch (IOException e) {
+                    throw new ConnectRestException(
+                            code,
+                            method
+                                    + " "
+                                    + path
+                                    + " -> "
+                                    + code
+                                    + " with a body that is not JSON: "
+                                    + firstLine(r.body()),
+                            e);
                 }
             }
         }
@@ -168,8 +181,10 @@ public final class ConnectRestClient {
         } catch (IOException ignored) {
             // keep the raw body
         }
-        throw new IllegalStateException(
-                method + " " + path + " -> " + r.statusCode() + ": " + firstLine(message));
+        throw new ConnectRestException(
+                r.statusCode(),
+                method + " " + path + " -> " + r.statusCode() + ": " + firstLine(message),
+                null);
     }
 
     private static String firstLine(String s) {

@@ -174,15 +174,56 @@ public final class SourceDatabase {
 
     /** Drops the replication slot (after the connector is gone), so WAL is not retained. */
     public void dropSlot(String slot) {
+        dropSlot(slot, Duration.ZERO);
+    }
+
+    /**
+     * Drops the replication slot once no walsender holds it, waiting up to {@code wait} for the
+     * connector's task to let go; no error when it does not exist.
+     *
+     * @throws IllegalStateException when it is still active after {@code wait}
+     */
+    public void dropSlot(String slot, Duration wait) {
+        long deadline = System.nanoTime() + wait.toNanos();
         try (Connection c = connect();
-                PreparedStatement ps =
+                PreparedStatement active =
                         c.prepareStatement(
-                                "SELECT pg_drop_replication_slot(slot_name) FROM"
-                                        + " pg_replication_slots WHERE slot_name = ? AND NOT active")) {
-            ps.setString(1, slot);
-            ps.execute();
+                                "SELECT active FROM pg_replication_slots WHERE slot_name = ?");
+                PreparedStatement drop = c.prepareStatement("SELECT pg_drop_replication_slot(?)")) {
+            active.setString(1, slot);
+            while (true) {
+                try (ResultSet rs = active.executeQuery()) {
+                    if (!rs.next()) {
+                        return;
+                    }
+                    if (!rs.getBoolean(1)) {
+                        break;
+                    }
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException(
+                            "replication slot " + slot + " is still in use; not dropped");
+                }
+                Thread.sleep(100);
+            }
+            drop.setString(1, slot);
+            drop.execute();
         } catch (SQLException e) {
             throw new IllegalStateException("cannot drop slot " + slot + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while dropping slot " + slot, e);
+        }
+    }
+
+    /** Drops a publication if it exists. */
+    public void dropPublication(String publication) {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
+            s.execute("DROP PUBLICATION IF EXISTS \"" + publication.replace("\"", "\"\"") + "\"");
+        } catch (SQLException e) {
+            throw new IllegalStateException(
+                    "cannot drop publication " + publication + ": " + e.getMessage(), e);
         }
     }
 }

@@ -139,7 +139,8 @@ class CaptureIT {
     @Test
     void anUnreachableConnectClusterIsNamedInOneLine() {
         assertThatThrownBy(() -> new ConnectRestClient("http://127.0.0.1:1").status("x"))
-                .isInstanceOf(IllegalStateException.class)
+                .isInstanceOfSatisfying(
+                        ConnectRestException.class, e -> assertThat(e.status()).isZero())
                 .hasMessage("cannot reach Kafka Connect at http://127.0.0.1:1");
     }
 }

@@ -271,7 +271,7 @@ public final class PostgresServer implements AutoCloseable {
             try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
                 s.setReuseAddress(true);
             } catch (IOException e) {
-                throw new IllegalStateException("port " + port + " is already in use");
+                throw new PortInUseException(port);
             }
         }
 

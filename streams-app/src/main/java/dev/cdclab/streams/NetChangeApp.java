@@ -18,6 +18,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
@@ -109,11 +110,7 @@ public final class NetChangeApp implements AutoCloseable {
                     }
                 }
             }
-            TopicDescription changes =
-                    admin.describeTopics(Set.of(config.changeTopic()))
-                            .allTopicNames()
-                            .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
-                            .get(config.changeTopic());
+            TopicDescription changes = describe(admin, config.changeTopic(), timeout);
             if (changes.partitions().size() != partitions) {
                 throw new IllegalStateException(
                         "topic "
@@ -133,6 +130,29 @@ public final class NetChangeApp implements AutoCloseable {
                             + ": "
                             + describe(e instanceof ExecutionException ? e.getCause() : e),
                     e);
+        }
+    }
+
+    /**
+     * Describes a topic, waiting while a topic just created is not yet known to the broker that
+     * answers (metadata reaches brokers a moment after the create returns).
+     */
+    private static TopicDescription describe(Admin admin, String topic, Duration timeout)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            try {
+                return admin.describeTopics(Set.of(topic))
+                        .allTopicNames()
+                        .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                        .get(topic);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException)
+                        || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(100);
+            }
         }
     }
 

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.cdclab.config.Durations;
-import dev.cdclab.pipeline.EmbeddedPipeline;
+import dev.cdclab.pipeline.Pipeline;
 import dev.cdclab.pipeline.report.Numbers;
 import dev.cdclab.pipeline.verify.TableResult;
 import dev.cdclab.pipeline.verify.VerificationResult;
@@ -36,10 +36,10 @@ public final class AdminServer implements AutoCloseable {
             new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     private final HttpServer server;
-    private final EmbeddedPipeline pipeline;
+    private final Pipeline pipeline;
     private final List<String> schemas;
 
-    public AdminServer(EmbeddedPipeline pipeline, List<String> schemas) throws IOException {
+    public AdminServer(Pipeline pipeline, List<String> schemas) throws IOException {
         this.pipeline = pipeline;
         this.schemas = schemas;
         this.server =

@@ -4,7 +4,9 @@ import dev.cdclab.config.Durations;
 import dev.cdclab.load.run.LoadRunner;
 import dev.cdclab.load.run.LoadStats;
 import dev.cdclab.load.workload.Workload;
-import dev.cdclab.pipeline.EmbeddedPipeline;
+import dev.cdclab.pipeline.Pipeline;
+import dev.cdclab.pipeline.operate.CatchUpTimeoutException;
+import dev.cdclab.pipeline.report.InfraDescription;
 import dev.cdclab.pipeline.report.Machine;
 import dev.cdclab.pipeline.report.Numbers;
 import dev.cdclab.pipeline.verify.VerificationResult;
@@ -114,8 +116,8 @@ final class BenchCommand implements Callable<Integer> {
         String runId = Commands.newRunId();
         Path work = Commands.workDir(pipelineOptions.workDir, runId, "bench");
         Commands.logTo(work, "cdc-lab.log");
-        EmbeddedPipeline.Builder b =
-                EmbeddedPipeline.builder()
+        Pipeline.Builder b =
+                Pipeline.builder()
                         .workDir(work)
                         .runId(runId)
                         .shutdownHooks(false)
@@ -127,7 +129,7 @@ final class BenchCommand implements Callable<Integer> {
                                     }
                                 });
         pipelineOptions.apply(b);
-        EmbeddedPipeline p = b.build();
+        Pipeline p = b.build();
         Commands.closeOnShutdown(p);
         try {
             out.printf(
@@ -185,7 +187,7 @@ final class BenchCommand implements Callable<Integer> {
                 double catchUp;
                 try {
                     catchUp = p.awaitCaughtUp(Duration.ofMinutes(3)).toMillis() / 1000.0;
-                } catch (IllegalStateException e) {
+                } catch (CatchUpTimeoutException e) {
                     catchUp = Double.POSITIVE_INFINITY;
                 }
                 Histogram lat = p.sink().latency().endToEnd();
@@ -241,6 +243,7 @@ final class BenchCommand implements Callable<Integer> {
             out.println((v.matches() ? "verified: " : "NOT verified: ") + v.summary());
             out.println("pipeline " + PipelineOptions.line(pipelineOptions.settings()));
             out.println("source   " + PipelineOptions.line(p.sourceSettings()));
+            out.println("infra    " + InfraDescription.line(p.infrastructure()));
             if (reportJson != null) {
                 writeJson(results, best, v, p);
             }
@@ -251,7 +254,7 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     private void writeJson(
-            List<StepResult> results, StepResult best, VerificationResult v, EmbeddedPipeline p)
+            List<StepResult> results, StepResult best, VerificationResult v, Pipeline p)
             throws Exception {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("workload", workload);
@@ -278,6 +281,7 @@ final class BenchCommand implements Callable<Integer> {
         m.put("verified", v.matches());
         m.put("pipeline", pipelineOptions.settings());
         m.put("source_settings", p.sourceSettings());
+        m.put("infrastructure", InfraDescription.asMap(p.infrastructure()));
         m.put("machine", Machine.describe());
         Files.writeString(
                 reportJson,

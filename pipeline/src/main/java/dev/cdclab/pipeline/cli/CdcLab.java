@@ -1,6 +1,7 @@
 package dev.cdclab.pipeline.cli;
 
 import dev.cdclab.config.ConfigException;
+import dev.cdclab.config.OneLineError;
 import java.io.PrintWriter;
 import org.apache.kafka.common.utils.Exit;
 import picocli.CommandLine;
@@ -76,17 +77,16 @@ public final class CdcLab {
         cl.setExecutionExceptionHandler(
                 (ex, commandLine, parseResult) -> {
                     PrintWriter err = commandLine.getErr();
-                    int code =
-                            ex instanceof ConfigException || ex instanceof IllegalArgumentException
-                                    ? USAGE
-                                    : FAILED;
+                    boolean usage =
+                            ex instanceof ConfigException || ex instanceof IllegalArgumentException;
                     err.println("cdc-lab: error: " + oneLine(ex));
+                    // the log is named only where it can say more than the line
                     String log = Commands.currentLogFile();
-                    if (log != null) {
+                    if (log != null && !usage && !(ex instanceof OneLineError)) {
                         err.println("details: " + log);
                     }
                     err.flush();
-                    return code;
+                    return usage ? USAGE : FAILED;
                 });
         return cl.execute(args);
     }

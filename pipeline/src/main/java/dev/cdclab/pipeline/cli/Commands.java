@@ -1,6 +1,7 @@
 package dev.cdclab.pipeline.cli;
 
 import dev.cdclab.config.Durations;
+import dev.cdclab.pipeline.logging.LogFile;
 import dev.cdclab.pipeline.report.ProgressLine;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -68,7 +69,7 @@ final class Commands {
     /** Sends logging to {@code <dir>/logs/<name>}. */
     static void logTo(Path dir, String name) {
         Path f = dir.resolve("logs").resolve(name);
-        LogSetup.toFile(f);
+        LogFile.toFile(f);
         logFile = f.toString();
     }
 

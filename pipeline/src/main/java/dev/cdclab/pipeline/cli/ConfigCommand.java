@@ -4,6 +4,7 @@ import dev.cdclab.capture.CaptureConfig;
 import dev.cdclab.config.ConfigOption;
 import dev.cdclab.load.dialect.PostgresDialect;
 import dev.cdclab.load.workload.Workloads;
+import dev.cdclab.pipeline.infra.InfraConfig;
 import dev.cdclab.sink.SinkConfig;
 import dev.cdclab.streams.NetChangeConfig;
 import java.io.PrintStream;
@@ -19,12 +20,17 @@ import picocli.CommandLine.Parameters;
         name = "config",
         mixinStandardHelpOptions = true,
         description =
-                "Print every setting of a stage (markdown): streams, sink, capture, load, workloads.")
+                "Print every setting of a stage (markdown): streams, sink, capture, infra, load,"
+                        + " workloads.")
 final class ConfigCommand implements Callable<Integer> {
+    private static final String INFRA_NOTE =
+            "A flag wins over its key; an image key wins over CDCLAB_POSTGRES_IMAGE /"
+                    + " CDCLAB_KAFKA_IMAGE. A key given for another kind is an error.";
+
     @Parameters(
             arity = "0..1",
             defaultValue = "all",
-            description = "streams | sink | capture | load | workloads | all (default)")
+            description = "streams | sink | capture | infra | load | workloads | all (default)")
     String stage;
 
     @Override
@@ -49,6 +55,12 @@ final class ConfigCommand implements Callable<Integer> {
                             "capture (-D capture.<key>, or cdc-lab capture ... -D <key>)",
                             CaptureConfig.OPTIONS,
                             "debezium.* keys go into the connector config unchanged.");
+            case "infra" ->
+                    table(
+                            out,
+                            "infra (-D infra.<key>, or the flags of run, bench, overhead, up)",
+                            InfraConfig.OPTIONS,
+                            INFRA_NOTE);
             case "load" -> loadOptions(out);
             case "workloads" -> workloads(out);
             case "all" -> {
@@ -67,6 +79,11 @@ final class ConfigCommand implements Callable<Integer> {
                         "capture (-D capture.<key>, or cdc-lab capture ... -D <key>)",
                         CaptureConfig.OPTIONS,
                         "debezium.* keys go into the connector config unchanged.");
+                table(
+                        out,
+                        "infra (-D infra.<key>, or the flags of run, bench, overhead, up)",
+                        InfraConfig.OPTIONS,
+                        INFRA_NOTE);
                 loadOptions(out);
                 workloads(out);
             }

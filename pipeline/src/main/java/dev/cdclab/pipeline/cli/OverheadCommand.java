@@ -1,11 +1,14 @@
 package dev.cdclab.pipeline.cli;
 
 import dev.cdclab.config.Durations;
-import dev.cdclab.embedded.PostgresServer;
 import dev.cdclab.load.run.LoadRunner;
 import dev.cdclab.load.run.LoadStats;
 import dev.cdclab.load.workload.Workload;
-import dev.cdclab.pipeline.EmbeddedPipeline;
+import dev.cdclab.pipeline.Pipeline;
+import dev.cdclab.pipeline.infra.InfraSpec;
+import dev.cdclab.pipeline.infra.SourceEndpoint;
+import dev.cdclab.pipeline.infra.SourceService;
+import dev.cdclab.pipeline.report.InfraDescription;
 import dev.cdclab.pipeline.report.Machine;
 import dev.cdclab.pipeline.report.Numbers;
 import dev.cdclab.pipeline.verify.VerificationResult;
@@ -108,17 +111,16 @@ final class OverheadCommand implements Callable<Integer> {
         List<Map<String, Object>> rows = new ArrayList<>();
         boolean allVerified = true;
         Map<String, String> settings = null;
+        Map<String, Object> infra = null;
         for (String name : workloads) {
             Workload wl = knobs.create(name);
-            Measured off = captureOff(wl, work.resolve(name + "-off"));
+            String cellId = (runId + name).toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]", "");
+            Measured off = captureOff(wl, work.resolve(name + "-off"), cellId + "off");
             Path on = work.resolve(name + "-on");
-            EmbeddedPipeline.Builder b =
-                    EmbeddedPipeline.builder()
+            Pipeline.Builder b =
+                    Pipeline.builder()
                             .workDir(on)
-                            .runId(
-                                    (runId + name)
-                                            .toLowerCase(Locale.ROOT)
-                                            .replaceAll("[^a-z0-9]", ""))
+                            .runId(cellId)
                             .shutdownHooks(false)
                             .beforeCapture(
                                     src -> {
@@ -128,7 +130,7 @@ final class OverheadCommand implements Callable<Integer> {
                                         }
                                     });
             pipelineOptions.apply(b);
-            EmbeddedPipeline p = b.build();
+            Pipeline p = b.build();
             Commands.closeOnShutdown(p);
             Measured onRun;
             double catchUp;
@@ -138,6 +140,7 @@ final class OverheadCommand implements Callable<Integer> {
                 p.start();
                 p.awaitCaughtUp(Duration.ofMinutes(10));
                 settings = p.sourceSettings();
+                infra = InfraDescription.asMap(p.infrastructure());
                 long next = warm(wl, p::sourceConnection);
                 p.awaitCaughtUp(Duration.ofMinutes(10));
                 p.sink().latency().reset();
@@ -188,6 +191,7 @@ final class OverheadCommand implements Callable<Integer> {
             m.put("results", rows);
             m.put("pipeline", pipelineOptions.settings());
             m.put("source_settings", settings);
+            m.put("infrastructure", infra);
             m.put("machine", Machine.describe());
             Files.writeString(
                     reportJson,
@@ -200,23 +204,25 @@ final class OverheadCommand implements Callable<Integer> {
         out.println("pipeline " + PipelineOptions.line(pipelineOptions.settings()));
         if (settings != null) {
             out.println("source   " + PipelineOptions.line(settings));
+            out.println("infra    " + PipelineOptions.line(infra));
         }
         return allVerified ? 0 : CdcLab.VERIFY_FAILED;
     }
 
-    private Measured captureOff(Workload wl, Path dir) throws Exception {
-        try (PostgresServer pg =
-                PostgresServer.builder()
-                        .dataDirectory(dir.resolve("postgres"))
-                        .logFile(dir.resolve("postgres.log"))
-                        .durable(pipelineOptions.durable)
-                        .start()) {
-            try (Connection c = pg.connect()) {
+    private Measured captureOff(Workload wl, Path dir, String runId) throws Exception {
+        try (SourceService pg =
+                pipelineOptions
+                        .infraSpec()
+                        .startSource(
+                                new InfraSpec.Context(
+                                        dir, runId, pipelineOptions.durable, 0, 0, false))) {
+            SourceEndpoint src = pg.endpoint();
+            try (Connection c = src.connect()) {
                 wl.createSchema(c);
                 wl.prefill(c, n -> {});
             }
-            long next = warm(wl, pg::connect);
-            return measure(wl, pg::connect, next, null);
+            long next = warm(wl, src::connect);
+            return measure(wl, src::connect, next, null);
         }
     }
 
@@ -232,7 +238,7 @@ final class OverheadCommand implements Callable<Integer> {
     }
 
     private Measured measure(
-            Workload wl, LoadRunner.ConnectionFactory connections, long first, EmbeddedPipeline p)
+            Workload wl, LoadRunner.ConnectionFactory connections, long first, Pipeline p)
             throws Exception {
         LoadRunner r =
                 new LoadRunner(

@@ -2,7 +2,10 @@ package dev.cdclab.pipeline.cli;
 
 import dev.cdclab.change.NetChangeMode;
 import dev.cdclab.config.Durations;
-import dev.cdclab.pipeline.EmbeddedPipeline;
+import dev.cdclab.pipeline.Pipeline;
+import dev.cdclab.pipeline.infra.InfraConfig;
+import dev.cdclab.pipeline.infra.InfraKind;
+import dev.cdclab.pipeline.infra.InfraSpec;
 import dev.cdclab.streams.NetChangeConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,10 +16,80 @@ import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 /**
- * Options of the embedded pipeline shared by {@code run}, {@code up}, {@code bench} and {@code
- * overhead}.
+ * Options of the pipeline shared by {@code run}, {@code up}, {@code bench} and {@code overhead}:
+ * where its services come from, and how its stages are set.
  */
 final class PipelineOptions {
+    @Option(
+            names = "--infra",
+            paramLabel = "KIND",
+            description =
+                    "embedded (default): every service in this JVM; containers: the source (and"
+                            + " Kafka with --kafka-container) in Docker containers started by"
+                            + " Testcontainers; external: services you give (--source-jdbc-url,"
+                            + " --bootstrap-servers, --connect-url).")
+    String infra;
+
+    @Option(
+            names = "--postgres-image",
+            paramLabel = "IMAGE",
+            description =
+                    "containers: source PostgreSQL image (default: $CDCLAB_POSTGRES_IMAGE, else"
+                            + " postgres:17); a local image stands in for the official one.")
+    String postgresImage;
+
+    @Option(
+            names = "--kafka-container",
+            description = "containers: run Kafka in a container too (default: embedded broker).")
+    Boolean kafkaContainer;
+
+    @Option(
+            names = "--kafka-image",
+            paramLabel = "IMAGE",
+            description =
+                    "containers: Kafka image (default: $CDCLAB_KAFKA_IMAGE, else apache/kafka:4.3.1).")
+    String kafkaImage;
+
+    @Option(
+            names = "--source-jdbc-url",
+            paramLabel = "URL",
+            description =
+                    "external: source JDBC URL (jdbc:postgresql://host:port/db); password from"
+                            + " CDCLAB_SOURCE_PASSWORD or --source-password-file.")
+    String sourceJdbcUrl;
+
+    @Option(names = "--source-user", paramLabel = "USER", description = "external: source user.")
+    String sourceUser;
+
+    @Option(
+            names = "--source-password-file",
+            paramLabel = "FILE",
+            description = "external: file holding the source password.")
+    Path sourcePasswordFile;
+
+    @Option(
+            names = "--bootstrap-servers",
+            paramLabel = "HOSTS",
+            description = "external: Kafka bootstrap servers.")
+    String bootstrapServers;
+
+    @Option(
+            names = "--connect-url",
+            paramLabel = "URL",
+            description =
+                    "external: Kafka Connect REST URL, or in-process (default) to start a worker"
+                            + " here.")
+    String connectUrl;
+
+    @Option(
+            names = "--warehouse-url",
+            paramLabel = "URL",
+            description =
+                    "Warehouse JDBC URL (jdbc:duckdb:FILE or jdbc:postgresql://...; password from"
+                            + " CDCLAB_WAREHOUSE_PASSWORD); default a DuckDB file in the work"
+                            + " directory.")
+    String warehouseUrl;
+
     @Option(
             names = "--work-dir",
             paramLabel = "DIR",
@@ -88,10 +161,51 @@ final class PipelineOptions {
             names = {"-D", "--set"},
             paramLabel = "KEY=VALUE",
             description =
-                    "Any stage setting: streams.<key>, sink.<key> or capture.<key> (see 'cdc-lab config').")
+                    "Any setting: streams.<key>, sink.<key>, capture.<key> or infra.<key> (see 'cdc-lab config').")
     Map<String, String> overrides = new LinkedHashMap<>();
 
-    EmbeddedPipeline.Builder apply(EmbeddedPipeline.Builder b) {
+    private InfraConfig infraConfig;
+
+    /** The infrastructure settings: -D infra.* keys, then the flags over them. */
+    InfraConfig infraConfig() {
+        if (infraConfig == null) {
+            var b = InfraConfig.builder();
+            overrides.forEach(
+                    (k, v) -> {
+                        if (k.startsWith("infra.")) {
+                            b.set(k.substring("infra.".length()), v);
+                        }
+                    });
+            setIf(b, InfraConfig.KIND.key(), infra);
+            setIf(b, InfraConfig.POSTGRES_IMAGE.key(), postgresImage);
+            setIf(b, InfraConfig.KAFKA_CONTAINER.key(), kafkaContainer);
+            setIf(b, InfraConfig.KAFKA_IMAGE.key(), kafkaImage);
+            setIf(b, InfraConfig.SOURCE_JDBC_URL.key(), sourceJdbcUrl);
+            setIf(b, InfraConfig.SOURCE_USER.key(), sourceUser);
+            setIf(b, InfraConfig.SOURCE_PASSWORD_FILE.key(), sourcePasswordFile);
+            setIf(b, InfraConfig.BOOTSTRAP_SERVERS.key(), bootstrapServers);
+            setIf(b, InfraConfig.CONNECT_URL.key(), connectUrl);
+            infraConfig = new InfraConfig(b.build());
+        }
+        return infraConfig;
+    }
+
+    private static void setIf(dev.cdclab.config.Configuration.Builder b, String key, Object v) {
+        if (v != null) {
+            b.set(key, v.toString());
+        }
+    }
+
+    /** Where the services come from. */
+    InfraSpec infraSpec() {
+        return infraConfig().spec();
+    }
+
+    InfraKind infraKind() {
+        return infraConfig().kind();
+    }
+
+    Pipeline.Builder apply(Pipeline.Builder b) {
         if (partitions < 1) {
             throw new IllegalArgumentException("--partitions must be >= 1");
         }
@@ -101,7 +215,9 @@ final class PipelineOptions {
         if (grace.isNegative()) {
             throw new IllegalArgumentException("--grace must be >= 0");
         }
-        b.interval(interval)
+        b.infrastructure(infraSpec())
+                .warehouseUrl(warehouseUrl)
+                .interval(interval)
                 .grace(grace)
                 .mode(mode)
                 .partitions(partitions)
@@ -116,9 +232,12 @@ final class PipelineOptions {
                         b.sink(k.substring("sink.".length()), v);
                     } else if (k.startsWith("capture.")) {
                         b.capture(k.substring("capture.".length()), v);
-                    } else {
+                    } else if (!k.startsWith("infra.")) {
                         throw new IllegalArgumentException(
-                                "-D " + k + ": key must start with streams., sink. or capture.");
+                                "-D "
+                                        + k
+                                        + ": key must start with streams., sink., capture. or"
+                                        + " infra.");
                     }
                 });
         return b;
@@ -133,8 +252,12 @@ final class PipelineOptions {
         m.put("partitions", partitions);
         m.put("processing_guarantee", guarantee.name().toLowerCase(Locale.ROOT));
         m.put("durable_source", durable);
-        m.put("warehouse", "duckdb");
-        m.putAll(overrides);
+        m.put(
+                "warehouse",
+                warehouseUrl == null || warehouseUrl.startsWith("jdbc:duckdb:")
+                        ? "duckdb"
+                        : "postgresql");
+        overrides.forEach((k, v) -> m.put(k, k.contains("password") ? "********" : v));
         return m;
     }
 

@@ -5,7 +5,8 @@ import dev.cdclab.load.run.LoadRunner;
 import dev.cdclab.load.run.LoadStats;
 import dev.cdclab.load.workload.Workload;
 import dev.cdclab.load.workload.Workloads;
-import dev.cdclab.pipeline.EmbeddedPipeline;
+import dev.cdclab.pipeline.Pipeline;
+import dev.cdclab.pipeline.report.InfraDescription;
 import dev.cdclab.pipeline.report.Numbers;
 import dev.cdclab.pipeline.report.PrefillProgress;
 import dev.cdclab.pipeline.report.ProgressLine;
@@ -127,8 +128,8 @@ final class RunCommand implements Callable<Integer> {
         out.println("work dir " + work);
         long t0 = System.nanoTime();
         long[] prefilled = {0};
-        EmbeddedPipeline.Builder b =
-                EmbeddedPipeline.builder()
+        Pipeline.Builder b =
+                Pipeline.builder()
                         .workDir(work)
                         .runId(runId)
                         .shutdownHooks(false)
@@ -145,10 +146,13 @@ final class RunCommand implements Callable<Integer> {
                                     }
                                 });
         pipelineOptions.apply(b);
-        EmbeddedPipeline p = b.build();
+        Pipeline p = b.build();
         Commands.closeOnShutdown(p);
         try {
-            out.println("starting PostgreSQL, Kafka, Kafka Connect + Debezium, Streams, sink ...");
+            out.println(
+                    "starting "
+                            + pipelineOptions.infraKind().label()
+                            + " PostgreSQL, Kafka, Kafka Connect + Debezium, Streams, sink ...");
             p.start();
             Duration snap = p.awaitCaughtUp(catchUpTimeout);
             out.printf(
@@ -184,7 +188,7 @@ final class RunCommand implements Callable<Integer> {
 
     private int runLoad(
             PrintStream out,
-            EmbeddedPipeline p,
+            Pipeline p,
             Workload wl,
             Path work,
             String runId,
@@ -317,6 +321,7 @@ final class RunCommand implements Callable<Integer> {
                                 p.sink().stats().applyMillis(),
                                 p.sourceSettings(),
                                 pipeline,
+                                InfraDescription.asMap(p.infrastructure()),
                                 v,
                                 work.toString()));
         out.print(report.toText());

@@ -1,7 +1,9 @@
 package dev.cdclab.pipeline.cli;
 
-import dev.cdclab.pipeline.EmbeddedPipeline;
+import dev.cdclab.pipeline.Pipeline;
 import dev.cdclab.pipeline.admin.AdminServer;
+import dev.cdclab.pipeline.infra.InfraKind;
+import dev.cdclab.pipeline.report.InfraDescription;
 import dev.cdclab.pipeline.report.Numbers;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -49,19 +51,27 @@ final class UpCommand implements Callable<Integer> {
         String runId = Commands.newRunId();
         Path work = Commands.workDir(pipelineOptions.workDir, runId, "up");
         Commands.logTo(work, "cdc-lab.log");
-        EmbeddedPipeline.Builder b =
-                EmbeddedPipeline.builder()
+        Pipeline.Builder b =
+                Pipeline.builder()
                         .workDir(work)
                         .runId(runId)
                         .shutdownHooks(false)
                         .sourcePort(sourcePort)
                         .kafkaPort(kafkaPort);
         pipelineOptions.apply(b);
-        EmbeddedPipeline p = b.build();
+        if (pipelineOptions.infraKind() != InfraKind.EMBEDDED
+                && (sourcePort != 0 || kafkaPort != 0)) {
+            throw new IllegalArgumentException(
+                    "--source-port and --kafka-port apply to --infra embedded only");
+        }
+        Pipeline p = b.build();
         CountDownLatch stopped = new CountDownLatch(1);
         Commands.closeOnShutdown(stopped::countDown);
         Commands.closeOnShutdown(p);
-        out.println("starting PostgreSQL, Kafka, Kafka Connect + Debezium, Streams, sink ...");
+        out.println(
+                "starting "
+                        + pipelineOptions.infraKind().label()
+                        + " PostgreSQL, Kafka, Kafka Connect + Debezium, Streams, sink ...");
         long t0 = System.nanoTime();
         p.start();
         AdminServer admin = new AdminServer(p, List.of("public"));
@@ -75,8 +85,8 @@ final class UpCommand implements Callable<Integer> {
                         src.database(),
                         src.user(),
                         src.password(),
-                        p.kafka().bootstrapServers(),
-                        p.connect().restUrl(),
+                        p.infrastructure().kafkaBootstrapServers(),
+                        p.infrastructure().connectUrl(),
                         p.warehouseUrl(),
                         admin.url());
         if (endpointsFile != null) {
@@ -104,6 +114,7 @@ final class UpCommand implements Callable<Integer> {
                 e.sourcePort(),
                 e.sourceUser(),
                 e.sourceDatabase());
+        out.println("  infrastructure    " + InfraDescription.line(p.infrastructure()));
         out.println("  Kafka bootstrap   " + e.kafkaBootstrap());
         out.println("  Connect REST      " + e.connectUrl());
         out.println("  warehouse         " + e.warehouseUrl());

@@ -52,6 +52,7 @@ public final class RunReport {
      * @param applyMillis time per warehouse transaction
      * @param sourceSettings source settings
      * @param pipeline pipeline settings
+     * @param infrastructure kind and images of the services, as {@link InfraDescription#asMap}
      * @param verification comparison result
      * @param workDir where data and logs are
      */
@@ -80,6 +81,7 @@ public final class RunReport {
             Histogram applyMillis,
             Map<String, String> sourceSettings,
             Map<String, Object> pipeline,
+            Map<String, Object> infrastructure,
             VerificationResult verification,
             String workDir) {}
 
@@ -161,6 +163,7 @@ public final class RunReport {
         m.put("net_changes", nc);
         m.put("source_settings", f.sourceSettings());
         m.put("pipeline", f.pipeline());
+        m.put("infrastructure", f.infrastructure());
         m.put("machine", Machine.describe());
         List<Map<String, Object>> vt = new ArrayList<>();
         for (TableResult t : f.verification().tables()) {
@@ -304,6 +307,13 @@ public final class RunReport {
         List<String> pipe = new ArrayList<>();
         f.pipeline().forEach((k, v) -> pipe.add(k + "=" + v));
         b.append("pipeline      ").append(String.join(" ", pipe)).append("\n");
+        b.append("infra         ").append(f.infrastructure().get("kind"));
+        if (f.infrastructure().get("images") instanceof Map<?, ?> images && !images.isEmpty()) {
+            List<String> im = new ArrayList<>();
+            images.forEach((k, v) -> im.add(k + "=" + v));
+            b.append(" ").append(String.join(" ", im));
+        }
+        b.append("\n");
         b.append("machine       ").append(Machine.oneLine()).append("\n");
         b.append("work dir      ").append(f.workDir()).append("\n");
         for (TableResult t : f.verification().tables()) {
@@ -323,7 +333,7 @@ public final class RunReport {
                             t.sourceChecksum(),
                             count(t.warehouseRows()),
                             t.warehouseChecksum()));
-            for (String d : t.differences()) {
+            for (var d : t.differences()) {
                 b.append("      ").append(d).append("\n");
             }
         }

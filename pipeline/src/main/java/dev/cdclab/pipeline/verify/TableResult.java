@@ -10,7 +10,7 @@ import java.util.List;
  * @param warehouseRows rows in the warehouse
  * @param sourceChecksum order-independent content checksum at the source
  * @param warehouseChecksum the same over the warehouse
- * @param differences the first differing keys, described
+ * @param differences the first differing keys
  * @param skipped why the table was not compared, or null
  */
 public record TableResult(
@@ -19,7 +19,7 @@ public record TableResult(
         long warehouseRows,
         String sourceChecksum,
         String warehouseChecksum,
-        List<String> differences,
+        List<Difference> differences,
         String skipped) {
 
     /** The result as JSON-ready fields. */
@@ -31,11 +31,16 @@ public record TableResult(
         r.put("warehouse_rows", warehouseRows);
         r.put("source_checksum", sourceChecksum);
         r.put("warehouse_checksum", warehouseChecksum);
-        r.put("differences", differences);
+        r.put("differences", differences.stream().map(Difference::toString).toList());
         if (skipped != null) {
             r.put("skipped", skipped);
         }
         return r;
+    }
+
+    /** The keys that differ (of the first few found), as {@code (col=value, ...)}. */
+    public List<String> differingKeys() {
+        return differences.stream().map(Difference::key).filter(k -> k != null).toList();
     }
 
     public boolean matches() {

@@ -11,6 +11,14 @@ public record VerificationResult(List<TableResult> tables) {
                 && tables.stream().filter(t -> t.skipped() == null).allMatch(TableResult::matches);
     }
 
+    /** Tables that were compared and differ. */
+    public List<String> differingTables() {
+        return tables.stream()
+                .filter(t -> t.skipped() == null && !t.matches())
+                .map(TableResult::table)
+                .toList();
+    }
+
     /** One line: {@code warehouse matches source} or the first difference. */
     public String summary() {
         if (matches()) {
@@ -21,7 +29,7 @@ public record VerificationResult(List<TableResult> tables) {
                 String first =
                         t.differences().isEmpty()
                                 ? "checksum " + t.sourceChecksum() + " vs " + t.warehouseChecksum()
-                                : t.differences().get(0);
+                                : t.differences().get(0).toString();
                 return "warehouse differs from source: "
                         + t.table()
                         + " ("

@@ -110,7 +110,13 @@ public final class WarehouseVerifier {
                 return new TableResult(table, 0, 0, "0", "0", List.of(), null);
             }
             return new TableResult(
-                    table, n, 0, "", "", List.of("table missing in the warehouse"), null);
+                    table,
+                    n,
+                    0,
+                    "",
+                    "",
+                    List.of(Difference.table("table missing in the warehouse")),
+                    null);
         }
         String select = cols.stream().map(c -> quote(c.name())).collect(Collectors.joining(", "));
         String srcOrder =
@@ -120,7 +126,7 @@ public final class WarehouseVerifier {
         String whOrder = keys.stream().map(k -> quote(k.name())).collect(Collectors.joining(", "));
         Side s = new Side();
         Side w = new Side();
-        List<String> diffs = new ArrayList<>();
+        List<Difference> diffs = new ArrayList<>();
         try (Statement ss = src.createStatement();
                 Statement ws = wh.createStatement()) {
             ss.setFetchSize(10_000);
@@ -146,24 +152,18 @@ public final class WarehouseVerifier {
                 while (a != null || b != null) {
                     int c = a == null ? 1 : b == null ? -1 : compareKeys(a, b, cols);
                     if (c < 0) {
-                        addDiff(diffs, "key " + key(a, cols) + " missing in the warehouse");
+                        addDiff(diffs, Difference.missing(key(a, cols)));
                         a = s.next(sr, cols);
                     } else if (c > 0) {
-                        addDiff(diffs, "key " + key(b, cols) + " only in the warehouse");
+                        addDiff(diffs, Difference.extra(key(b, cols)));
                         b = w.next(wr, cols);
                     } else {
                         for (int i = 0; i < cols.size(); i++) {
                             if (!Objects.equals(a[i], b[i])) {
                                 addDiff(
                                         diffs,
-                                        "key "
-                                                + key(a, cols)
-                                                + " column "
-                                                + cols.get(i).name()
-                                                + ": source "
-                                                + a[i]
-                                                + ", warehouse "
-                                                + b[i]);
+                                        Difference.value(
+                                                key(a, cols), cols.get(i).name(), a[i], b[i]));
                                 break;
                             }
                         }
@@ -186,7 +186,7 @@ public final class WarehouseVerifier {
                 null);
     }
 
-    private static void addDiff(List<String> diffs, String d) {
+    private static void addDiff(List<Difference> diffs, Difference d) {
         if (diffs.size() < MAX_DIFFERENCES) {
             diffs.add(d);
         }

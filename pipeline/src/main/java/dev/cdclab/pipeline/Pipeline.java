@@ -5,14 +5,19 @@ import dev.cdclab.capture.ConnectRestClient;
 import dev.cdclab.capture.DebeziumConnectorConfig;
 import dev.cdclab.capture.SourceDatabase;
 import dev.cdclab.change.NetChangeMode;
-import dev.cdclab.config.Durations;
-import dev.cdclab.embedded.ConnectWorker;
-import dev.cdclab.embedded.KafkaBroker;
-import dev.cdclab.embedded.PostgresServer;
+import dev.cdclab.pipeline.infra.InfraSpec;
+import dev.cdclab.pipeline.infra.Infrastructure;
+import dev.cdclab.pipeline.infra.SourceEndpoint;
+import dev.cdclab.pipeline.infra.Topics;
+import dev.cdclab.pipeline.operate.CatchUp;
+import dev.cdclab.pipeline.operate.DiskGuard;
+import dev.cdclab.pipeline.operate.HealthWatch;
+import dev.cdclab.pipeline.operate.StageFailedException;
 import dev.cdclab.sink.SinkConfig;
 import dev.cdclab.sink.WarehouseSink;
 import dev.cdclab.streams.NetChangeApp;
 import dev.cdclab.streams.NetChangeConfig;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -22,40 +27,43 @@ import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The whole pipeline on embedded defaults, in this JVM: PostgreSQL (real server, embedded binaries)
- * → Debezium in a distributed Kafka Connect worker → a KRaft broker → the net-change Streams app →
- * the warehouse sink into a DuckDB file. Every name carries a run id, so pipelines never share
- * slots, topics, groups or files.
+ * The pipeline's stages deployed onto an {@link Infrastructure}: the Debezium connector registered
+ * with Kafka Connect, the net-change Streams app and the warehouse sink. Every name carries the run
+ * id, so pipelines never share slots, publications, topics, groups or files. On shared
+ * infrastructure (external services, containers a test manages) closing removes what the pipeline
+ * created there.
  */
-public final class EmbeddedPipeline implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(EmbeddedPipeline.class);
+public final class Pipeline implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Pipeline.class);
 
     /** Work done on the source after it starts and before capture begins (schema, prefill). */
     @FunctionalInterface
     public interface SourceInitializer {
-        void initialize(PostgresServer source) throws Exception;
+        void initialize(SourceEndpoint source) throws Exception;
     }
 
     private final Builder settings;
     private final Deque<AutoCloseable> started = new ArrayDeque<>();
-    private PostgresServer source;
+    private final Map<String, Long> startupMillis = new LinkedHashMap<>();
+    private final DiskGuard disk;
+    private Infrastructure infra;
+    private CaptureConfig capture;
     private SourceDatabase sourceDatabase;
-    private KafkaBroker kafka;
     private NetChangeApp streams;
     private WarehouseSink sink;
-    private ConnectWorker connect;
     private Map<String, String> connectorConfig;
     private NetChangeConfig netChangeConfig;
     private Map<String, String> sourceSettings;
     private volatile boolean closed;
 
-    private EmbeddedPipeline(Builder b) {
+    private Pipeline(Builder b) {
         this.settings = b;
+        this.disk = new DiskGuard(b.workDir, b.minFreeDisk);
     }
 
     public static Builder builder() {
@@ -63,11 +71,9 @@ public final class EmbeddedPipeline implements AutoCloseable {
     }
 
     /**
-     * Starts every part in order. On failure, stops what had started and rethrows.
-     *
-     * @throws IllegalStateException naming the part that failed
+     * Starts the infrastructure, then every stage. On failure, stops what had started and rethrows.
      */
-    public EmbeddedPipeline start() {
+    public Pipeline start() {
         try {
             startParts();
         } catch (RuntimeException e) {
@@ -82,32 +88,38 @@ public final class EmbeddedPipeline implements AutoCloseable {
 
     private void startParts() throws Exception {
         Path work = settings.workDir.toAbsolutePath();
-        java.nio.file.Files.createDirectories(work);
-        checkDisk();
+        Files.createDirectories(work);
+        disk.check();
         String id = settings.runId;
+        String safeId = id.replace('-', '_');
         long t0 = System.nanoTime();
-        source =
-                PostgresServer.builder()
-                        .dataDirectory(work.resolve("postgres"))
-                        .logFile(work.resolve("logs/postgres.log"))
-                        .durable(settings.durable)
-                        .port(settings.sourcePort)
-                        .shutdownHook(settings.shutdownHooks)
-                        .start();
-        started.push(source);
-        phase("source", t0);
+        infra =
+                settings.infra.start(
+                        new InfraSpec.Context(
+                                work,
+                                id,
+                                settings.durable,
+                                settings.sourcePort,
+                                settings.kafkaPort,
+                                settings.shutdownHooks));
+        started.push(infra);
+        phase("infrastructure", t0);
 
-        CaptureConfig capture =
+        t0 = System.nanoTime();
+        SourceEndpoint src = infra.source();
+        String prefix = "cdclab-" + id;
+        capture =
                 new CaptureConfig(
                         CaptureConfig.builder()
-                                .set(CaptureConfig.HOST, source.host())
-                                .set(CaptureConfig.PORT, source.port())
-                                .set(CaptureConfig.DATABASE, source.database())
-                                .set(CaptureConfig.USER, source.user())
-                                .set(CaptureConfig.PASSWORD, source.password())
+                                .set(CaptureConfig.HOST, src.host())
+                                .set(CaptureConfig.PORT, src.port())
+                                .set(CaptureConfig.DATABASE, src.database())
+                                .set(CaptureConfig.USER, src.user())
+                                .set(CaptureConfig.PASSWORD, src.password())
                                 .set(CaptureConfig.CONNECTOR_NAME, "cdclab-source-" + id)
-                                .set(CaptureConfig.SLOT, ("cdclab_" + id).replace('-', '_'))
-                                .set(CaptureConfig.PUBLICATION, ("cdclab_" + id).replace('-', '_'))
+                                .set(CaptureConfig.TOPIC_PREFIX, prefix)
+                                .set(CaptureConfig.SLOT, "cdclab_" + safeId)
+                                .set(CaptureConfig.PUBLICATION, "cdclab_" + safeId)
                                 .set(CaptureConfig.PARTITIONS, settings.partitions)
                                 .set(CaptureConfig.HEARTBEAT, settings.heartbeat)
                                 .setAll(settings.captureOverrides)
@@ -115,25 +127,33 @@ public final class EmbeddedPipeline implements AutoCloseable {
         sourceDatabase = SourceDatabase.of(capture);
         sourceDatabase.prepare(capture);
         if (settings.initializer != null) {
-            settings.initializer.initialize(source);
+            settings.initializer.initialize(src);
         }
         sourceSettings = sourceDatabase.settings();
+        phase("source preparation", t0);
 
-        t0 = System.nanoTime();
-        kafka =
-                KafkaBroker.builder()
-                        .logDir(work.resolve("kafka"))
-                        .port(settings.kafkaPort)
-                        .start();
-        started.push(kafka);
-        phase("kafka", t0);
+        String appId = "cdclab-net-changes-" + id;
+        if (infra.shared()) {
+            String bootstrap = infra.kafkaBootstrapServers();
+            started.push(
+                    () ->
+                            Topics.delete(
+                                    bootstrap,
+                                    // Debezium's heartbeat topic: the router leaves it alone
+                                    List.of("__debezium-heartbeat." + prefix),
+                                    List.of(prefix + ".", appId + "-")));
+        }
 
         t0 = System.nanoTime();
         NetChangeConfig nc =
                 new NetChangeConfig(
                         NetChangeConfig.builder()
-                                .set(NetChangeConfig.BOOTSTRAP_SERVERS, kafka.bootstrapServers())
-                                .set(NetChangeConfig.APPLICATION_ID, "cdclab-net-changes-" + id)
+                                .set(
+                                        NetChangeConfig.BOOTSTRAP_SERVERS,
+                                        infra.kafkaBootstrapServers())
+                                .set(NetChangeConfig.APPLICATION_ID, appId)
+                                .set(NetChangeConfig.TOPIC_PREFIX, prefix)
+                                .set(NetChangeConfig.NET_CHANGES_TOPIC, prefix + ".net-changes")
                                 .set(NetChangeConfig.INTERVAL, settings.interval)
                                 .set(NetChangeConfig.GRACE, settings.grace)
                                 .set(NetChangeConfig.MODE, settings.mode)
@@ -153,8 +173,9 @@ public final class EmbeddedPipeline implements AutoCloseable {
         SinkConfig sc =
                 new SinkConfig(
                         SinkConfig.builder()
-                                .set(SinkConfig.BOOTSTRAP_SERVERS, kafka.bootstrapServers())
+                                .set(SinkConfig.BOOTSTRAP_SERVERS, infra.kafkaBootstrapServers())
                                 .set(SinkConfig.GROUP_ID, "cdclab-warehouse-sink-" + id)
+                                .set(SinkConfig.TOPIC, prefix + ".net-changes")
                                 .set(SinkConfig.WAREHOUSE_URL, warehouseUrl())
                                 .setAll(settings.sinkOverrides)
                                 .build());
@@ -164,104 +185,92 @@ public final class EmbeddedPipeline implements AutoCloseable {
         phase("sink", t0);
 
         t0 = System.nanoTime();
-        connect =
-                ConnectWorker.builder()
-                        .bootstrapServers(kafka.bootstrapServers())
-                        .groupId("cdclab-connect-" + id)
-                        // loopback: compression costs CPU at three hops and saves nothing
-                        .property("producer.compression.type", "none")
-                        .start();
-        started.push(connect);
-        phase("connect", t0);
-
-        t0 = System.nanoTime();
         connectorConfig = DebeziumConnectorConfig.of(capture);
-        ConnectRestClient rest = new ConnectRestClient(connect.restUrl());
+        ConnectRestClient rest = new ConnectRestClient(infra.connectUrl());
         String name = capture.get(CaptureConfig.CONNECTOR_NAME);
         List<String> problems = rest.validate(name, connectorConfig);
         if (!problems.isEmpty()) {
             throw new IllegalStateException("connector config rejected: " + problems.get(0));
+        }
+        if (infra.shared()) {
+            started.push(() -> removeCapture(rest, name));
         }
         rest.put(name, connectorConfig);
         rest.awaitRunning(name, Duration.ofSeconds(60));
         sourceDatabase.awaitStreaming(settings.streamingTimeout);
         phase("capture", t0);
         LOG.info(
-                "Pipeline {} up: source {}, kafka {}, connect {}, warehouse {}",
+                "Pipeline {} up on {} infrastructure: source {}, kafka {}, connect {}, warehouse {}",
                 id,
-                source.jdbcUrl(),
-                kafka.bootstrapServers(),
-                connect.restUrl(),
+                infra.kind().label(),
+                src.jdbcUrl(),
+                infra.kafkaBootstrapServers(),
+                infra.connectUrl(),
                 warehouseUrl());
     }
 
+    /** On a source that outlives the pipeline: the connector, then its slot and publication. */
+    private void removeCapture(ConnectRestClient rest, String connector) {
+        try {
+            rest.delete(connector);
+        } catch (RuntimeException e) {
+            LOG.warn("Could not delete connector {}: {}", connector, e.getMessage());
+        }
+        try {
+            sourceDatabase.dropSlot(capture.get(CaptureConfig.SLOT), Duration.ofSeconds(30));
+            sourceDatabase.dropPublication(capture.get(CaptureConfig.PUBLICATION));
+        } catch (RuntimeException e) {
+            LOG.warn("Could not remove replication slot or publication: {}", e.getMessage());
+        }
+    }
+
     private void phase(String name, long t0) {
-        LOG.info("{} started in {} ms", name, (System.nanoTime() - t0) / 1_000_000);
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        startupMillis.put(name, ms);
+        LOG.info("{} started in {} ms", name, ms);
+    }
+
+    /** How long each part of start-up took, in order, ms. */
+    public Map<String, Long> startupMillis() {
+        return Map.copyOf(startupMillis);
     }
 
     /**
-     * Throws when the work directory's file system is nearly full: Kafka and PostgreSQL must not
-     * run out of space mid-write.
+     * Throws when the disk is nearly full.
+     *
+     * @throws dev.cdclab.pipeline.operate.DiskFullException then
      */
     public void checkDisk() {
-        Path work = settings.workDir.toAbsolutePath();
-        try {
-            long free = java.nio.file.Files.getFileStore(work).getUsableSpace();
-            if (free < settings.minFreeDisk) {
-                throw new IllegalStateException(
-                        "disk almost full: "
-                                + free / (1024 * 1024)
-                                + " MiB left under "
-                                + work
-                                + " (need "
-                                + settings.minFreeDisk / (1024 * 1024)
-                                + " MiB); stopping before anything is lost");
-            }
-        } catch (java.io.IOException e) {
-            LOG.warn("Cannot read free space of {}: {}", work, e.getMessage());
-        }
+        disk.check();
     }
 
     /**
      * Checks health every second on a thread of its own and calls {@code onFailure} once when a
      * part fails or the disk fills; close the returned handle to stop watching.
      */
-    public AutoCloseable watch(java.util.function.Consumer<RuntimeException> onFailure) {
-        Thread t =
-                new Thread(
-                        () -> {
-                            while (!Thread.currentThread().isInterrupted()) {
-                                try {
-                                    Thread.sleep(1000);
-                                    checkHealthy();
-                                } catch (InterruptedException e) {
-                                    return;
-                                } catch (RuntimeException e) {
-                                    onFailure.accept(e);
-                                    return;
-                                }
-                            }
-                        },
-                        "pipeline-watch");
-        t.setDaemon(true);
-        t.start();
-        return t::interrupt;
+    public AutoCloseable watch(Consumer<RuntimeException> onFailure) {
+        return HealthWatch.start(this::checkHealthy, onFailure);
     }
 
-    /** Throws if a background part has failed or the disk is nearly full. */
+    /**
+     * Throws if a stage or service has failed or the disk is nearly full.
+     *
+     * @throws StageFailedException naming the stage
+     */
     public void checkHealthy() {
-        checkDisk();
+        disk.check();
+        infra.checkHealthy();
         streams.failure()
                 .ifPresent(
                         e -> {
-                            throw new IllegalStateException(
-                                    "net-change app failed: " + e.getMessage(), e);
+                            throw new StageFailedException(
+                                    "net-change app", String.valueOf(e.getMessage()), e);
                         });
         sink.failure()
                 .ifPresent(
                         e -> {
-                            throw new IllegalStateException(
-                                    "warehouse sink failed: " + e.getMessage(), e);
+                            throw new StageFailedException(
+                                    "warehouse sink", String.valueOf(e.getMessage()), e);
                         });
     }
 
@@ -269,44 +278,29 @@ public final class EmbeddedPipeline implements AutoCloseable {
      * Waits until every transaction committed at the source before now is in the warehouse.
      *
      * @return how long it took
-     * @throws IllegalStateException on timeout or when a part failed
+     * @throws dev.cdclab.pipeline.operate.CatchUpTimeoutException on timeout
+     * @throws StageFailedException when a stage fails meanwhile
      */
     public Duration awaitCaughtUp(Duration timeout) {
-        long target = sourceDatabase.nowMs();
-        long t0 = System.nanoTime();
-        long deadline = t0 + timeout.toNanos();
-        while (sink.stats().appliedThroughMs() < target) {
-            checkHealthy();
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(
-                        "warehouse did not catch up within "
-                                + Durations.format(timeout)
-                                + " (complete through "
-                                + sink.stats().appliedThroughMs()
-                                + ", source at "
-                                + target
-                                + ")");
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted", e);
-            }
-        }
-        return Duration.ofNanos(System.nanoTime() - t0);
+        return CatchUp.await(
+                sourceDatabase::nowMs,
+                () -> sink.stats().appliedThroughMs(),
+                this::checkHealthy,
+                timeout);
     }
 
-    public PostgresServer source() {
-        return source;
+    /** The services the stages run on. */
+    public Infrastructure infrastructure() {
+        return infra;
+    }
+
+    /** How the pipeline reaches its source. */
+    public SourceEndpoint source() {
+        return infra.source();
     }
 
     public SourceDatabase sourceDatabase() {
         return sourceDatabase;
-    }
-
-    public KafkaBroker kafka() {
-        return kafka;
     }
 
     public NetChangeApp streams() {
@@ -317,13 +311,14 @@ public final class EmbeddedPipeline implements AutoCloseable {
         return sink;
     }
 
-    public ConnectWorker connect() {
-        return connect;
-    }
-
     /** The net-change app's configuration (to start more instances with the same id). */
     public NetChangeConfig netChangeConfig() {
         return netChangeConfig;
+    }
+
+    /** The capture stage's configuration. */
+    public CaptureConfig captureConfig() {
+        return capture;
     }
 
     /** The connector config as registered (contains the password). */
@@ -336,12 +331,11 @@ public final class EmbeddedPipeline implements AutoCloseable {
         return sourceSettings;
     }
 
+    /** JDBC URL of the warehouse. */
     public String warehouseUrl() {
-        return "jdbc:duckdb:" + warehousePath();
-    }
-
-    public Path warehousePath() {
-        return settings.workDir.toAbsolutePath().resolve("warehouse.duckdb");
+        return settings.warehouseUrl != null
+                ? settings.warehouseUrl
+                : "jdbc:duckdb:" + settings.workDir.toAbsolutePath().resolve("warehouse.duckdb");
     }
 
     public String runId() {
@@ -352,9 +346,9 @@ public final class EmbeddedPipeline implements AutoCloseable {
         return settings;
     }
 
-    /** A source connection as the superuser. */
+    /** A new connection to the source, as the pipeline's source user. */
     public Connection sourceConnection() throws SQLException {
-        return source.connect();
+        return infra.source().connect();
     }
 
     /** A warehouse read connection that works while the sink writes. */
@@ -379,10 +373,12 @@ public final class EmbeddedPipeline implements AutoCloseable {
         }
     }
 
-    /** Settings of an embedded pipeline. */
+    /** Settings of a pipeline. */
     public static final class Builder {
+        private InfraSpec infra = InfraSpec.embedded();
         private Path workDir = Path.of("cdc-lab-runs", "run");
         private String runId = "run";
+        private String warehouseUrl;
         private int partitions = 1;
         private Duration interval = Duration.ofSeconds(1);
         private Duration grace = Duration.ofMillis(100);
@@ -400,6 +396,12 @@ public final class EmbeddedPipeline implements AutoCloseable {
         private final Map<String, String> sinkOverrides = new LinkedHashMap<>();
         private final Map<String, String> captureOverrides = new LinkedHashMap<>();
 
+        /** Where the services come from (default: embedded). */
+        public Builder infrastructure(InfraSpec spec) {
+            this.infra = spec;
+            return this;
+        }
+
         /** Directory for the source data, Kafka logs, state, warehouse and logs. */
         public Builder workDir(Path dir) {
             this.workDir = dir;
@@ -409,6 +411,12 @@ public final class EmbeddedPipeline implements AutoCloseable {
         /** Suffix of every name (slot, topics, groups, application id). */
         public Builder runId(String id) {
             this.runId = id;
+            return this;
+        }
+
+        /** JDBC URL of the warehouse; default a DuckDB file in the work directory. */
+        public Builder warehouseUrl(String url) {
+            this.warehouseUrl = url;
             return this;
         }
 
@@ -442,7 +450,7 @@ public final class EmbeddedPipeline implements AutoCloseable {
             return this;
         }
 
-        /** False runs the source with fsync and synchronous_commit off. */
+        /** False runs a source the pipeline starts with fsync and synchronous_commit off. */
         public Builder durable(boolean d) {
             this.durable = d;
             return this;
@@ -454,11 +462,13 @@ public final class EmbeddedPipeline implements AutoCloseable {
             return this;
         }
 
+        /** Port of an embedded source; 0 picks a free one. */
         public Builder sourcePort(int port) {
             this.sourcePort = port;
             return this;
         }
 
+        /** Port of an embedded broker; 0 picks a free one. */
         public Builder kafkaPort(int port) {
             this.kafkaPort = port;
             return this;
@@ -499,8 +509,16 @@ public final class EmbeddedPipeline implements AutoCloseable {
             return this;
         }
 
+        public InfraSpec infrastructure() {
+            return infra;
+        }
+
         public Path workDir() {
             return workDir;
+        }
+
+        public String runId() {
+            return runId;
         }
 
         public int partitions() {
@@ -527,17 +545,13 @@ public final class EmbeddedPipeline implements AutoCloseable {
             return durable;
         }
 
-        public EmbeddedPipeline build() {
-            return new EmbeddedPipeline(this);
+        public Pipeline build() {
+            return new Pipeline(this);
         }
 
         /** Builds and starts. */
-        public EmbeddedPipeline start() {
+        public Pipeline start() {
             return build().start();
-        }
-
-        Optional<SourceInitializer> initializer() {
-            return Optional.ofNullable(initializer);
         }
     }
 }

@@ -1,4 +1,4 @@
-package dev.cdclab.pipeline.cli;
+package dev.cdclab.pipeline.logging;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
@@ -10,12 +10,34 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** Sends all logging to one file, so the terminal shows only progress and the report. */
-final class LogSetup {
-    private LogSetup() {}
+public final class LogFile {
+    /** Logback context property that marks a configuration made here. */
+    private static final String MARK = "cdclab.logfile";
 
-    static void toFile(Path file) {
+    private LogFile() {}
+
+    /**
+     * Sends logging to {@code file} when nobody else configured it: logback runs with the
+     * configuration cdc-lab ships (everything off) or one made here before. A test's own
+     * logback-test.xml, or another SLF4J binding, is left alone.
+     */
+    public static void toFileUnlessConfigured(Path file) {
+        if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext ctx)) {
+            return;
+        }
+        boolean ours =
+                ctx.getProperty(MARK) != null
+                        || ctx.getLogger(Logger.ROOT_LOGGER_NAME).getLevel() == Level.OFF;
+        if (ours) {
+            toFile(file);
+        }
+    }
+
+    /** Sends all logging to {@code file}, replacing any configuration. */
+    public static void toFile(Path file) {
         LoggerContext ctx = (LoggerContext) LoggerFactory.getILoggerFactory();
         ctx.reset();
+        ctx.putProperty(MARK, file.toString());
         PatternLayoutEncoder enc = new PatternLayoutEncoder();
         enc.setContext(ctx);
         enc.setPattern("%d{HH:mm:ss.SSS} %-5level [%thread] %logger{36} - %msg%n");

@@ -1,0 +1,58 @@
+package dev.cdclab.pipeline.infra;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The container images {@code --infra containers} runs. Each defaults to the official image and can
+ * be replaced by a compatible local one (a flag, a config key or an environment variable).
+ *
+ * @param postgres image of the source PostgreSQL, run with {@code -c wal_level=logical}
+ * @param kafka image of the Kafka broker, when Kafka runs in a container
+ */
+public record ContainerImages(String postgres, String kafka) {
+    /** The official PostgreSQL image. */
+    public static final String DEFAULT_POSTGRES = "postgres:17";
+
+    /** The official Apache Kafka image, at the version of the Kafka clients the pipeline uses. */
+    public static final String DEFAULT_KAFKA = "apache/kafka:4.3.1";
+
+    /** Environment variable that replaces {@link #DEFAULT_POSTGRES}. */
+    public static final String POSTGRES_ENV = "CDCLAB_POSTGRES_IMAGE";
+
+    /** Environment variable that replaces {@link #DEFAULT_KAFKA}. */
+    public static final String KAFKA_ENV = "CDCLAB_KAFKA_IMAGE";
+
+    /** The images named by the environment, else the official ones. */
+    public static ContainerImages fromEnvironment() {
+        return new ContainerImages(
+                env(POSTGRES_ENV, DEFAULT_POSTGRES), env(KAFKA_ENV, DEFAULT_KAFKA));
+    }
+
+    /** A copy with another PostgreSQL image; null keeps this one. */
+    public ContainerImages withPostgres(String image) {
+        return image == null || image.isBlank() ? this : new ContainerImages(image.trim(), kafka);
+    }
+
+    /** A copy with another Kafka image; null keeps this one. */
+    public ContainerImages withKafka(String image) {
+        return image == null || image.isBlank()
+                ? this
+                : new ContainerImages(postgres, image.trim());
+    }
+
+    /** The images as reports list them, by role. */
+    public Map<String, String> byRole(boolean kafkaInContainer) {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("source", postgres);
+        if (kafkaInContainer) {
+            m.put("kafka", kafka);
+        }
+        return m;
+    }
+
+    private static String env(String name, String dflt) {
+        String v = System.getenv(name);
+        return v == null || v.isBlank() ? dflt : v.trim();
+    }
+}

@@ -1,0 +1,119 @@
+package dev.cdclab.pipeline.infra;
+
+import dev.cdclab.embedded.ConnectWorker;
+import dev.cdclab.embedded.KafkaBroker;
+import dev.cdclab.embedded.PostgresServer;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every service in this JVM: PostgreSQL from the embedded binaries on Maven Central, a KRaft broker
+ * and a distributed Connect worker.
+ */
+final class EmbeddedInfrastructure implements Infrastructure {
+    private static final Logger LOG = LoggerFactory.getLogger(EmbeddedInfrastructure.class);
+
+    private final StartedServices started;
+    private final SourceEndpoint source;
+    private final KafkaBroker kafka;
+    private final ConnectWorker connect;
+
+    private EmbeddedInfrastructure(
+            StartedServices started,
+            SourceEndpoint source,
+            KafkaBroker kafka,
+            ConnectWorker connect) {
+        this.started = started;
+        this.source = source;
+        this.kafka = kafka;
+        this.connect = connect;
+    }
+
+    static Infrastructure start(InfraSpec.Context ctx) {
+        StartedServices started = new StartedServices();
+        try {
+            long t0 = System.nanoTime();
+            PostgresServer pg = started.add("PostgreSQL", postgres(ctx));
+            LOG.info("PostgreSQL started in {} ms", (System.nanoTime() - t0) / 1_000_000);
+            t0 = System.nanoTime();
+            KafkaBroker kafka = started.add("Kafka", LocalServices.broker(ctx));
+            LOG.info("Kafka started in {} ms", (System.nanoTime() - t0) / 1_000_000);
+            t0 = System.nanoTime();
+            ConnectWorker connect =
+                    started.add(
+                            "Kafka Connect", LocalServices.connect(kafka.bootstrapServers(), ctx));
+            LOG.info("Kafka Connect started in {} ms", (System.nanoTime() - t0) / 1_000_000);
+            return new EmbeddedInfrastructure(started, endpoint(pg), kafka, connect);
+        } catch (RuntimeException e) {
+            started.close();
+            throw e;
+        }
+    }
+
+    static SourceService startSource(InfraSpec.Context ctx) {
+        PostgresServer pg = postgres(ctx);
+        SourceEndpoint endpoint = endpoint(pg);
+        return new SourceService() {
+            @Override
+            public SourceEndpoint endpoint() {
+                return endpoint;
+            }
+
+            @Override
+            public void close() {
+                pg.close();
+            }
+        };
+    }
+
+    private static PostgresServer postgres(InfraSpec.Context ctx) {
+        return PostgresServer.builder()
+                .dataDirectory(ctx.workDir().resolve("postgres"))
+                .logFile(ctx.workDir().resolve("logs/postgres.log"))
+                .durable(ctx.durable())
+                .port(ctx.sourcePort())
+                .shutdownHook(ctx.shutdownHooks())
+                .start();
+    }
+
+    private static SourceEndpoint endpoint(PostgresServer pg) {
+        return new SourceEndpoint(
+                pg.jdbcUrl(), pg.host(), pg.port(), pg.database(), pg.user(), pg.password());
+    }
+
+    @Override
+    public InfraKind kind() {
+        return InfraKind.EMBEDDED;
+    }
+
+    @Override
+    public Map<String, String> images() {
+        return Map.of();
+    }
+
+    @Override
+    public SourceEndpoint source() {
+        return source;
+    }
+
+    @Override
+    public String kafkaBootstrapServers() {
+        return kafka.bootstrapServers();
+    }
+
+    @Override
+    public String connectUrl() {
+        return connect.restUrl();
+    }
+
+    @Override
+    public boolean shared() {
+        return false;
+    }
+
+    @Override
+    public void close() {
+        started.close();
+    }
+}

@@ -1,0 +1,152 @@
+package dev.cdclab.pipeline.infra;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * What infrastructure a pipeline asks for, before anything is started: {@link #embedded()}, {@link
+ * #containers(ContainerImages, boolean)} or {@link #external(Supplier)}.
+ */
+public sealed interface InfraSpec
+        permits InfraSpec.Embedded, InfraSpec.Containers, InfraSpec.External {
+
+    /** The kind reported for this infrastructure. */
+    InfraKind kind();
+
+    /**
+     * Starts (or attaches to) every service.
+     *
+     * @throws InfraUnavailableException when a service cannot be had
+     */
+    Infrastructure start(Context context);
+
+    /**
+     * Starts (or attaches to) the source database alone.
+     *
+     * @throws InfraUnavailableException when it cannot be had
+     */
+    SourceService startSource(Context context);
+
+    /**
+     * What the services are started with.
+     *
+     * @param workDir the run's directory (data, logs)
+     * @param runId suffix of every name
+     * @param durable false runs a source the pipeline starts with fsync and synchronous_commit off
+     * @param sourcePort port for an embedded source; 0 picks a free one
+     * @param kafkaPort port for an embedded broker; 0 picks a free one
+     * @param shutdownHooks whether embedded services register JVM shutdown hooks of their own
+     */
+    record Context(
+            Path workDir,
+            String runId,
+            boolean durable,
+            int sourcePort,
+            int kafkaPort,
+            boolean shutdownHooks) {}
+
+    /** Every service in this JVM. */
+    static InfraSpec embedded() {
+        return new Embedded();
+    }
+
+    /**
+     * The source (and Kafka, when {@code kafkaInContainer}) in containers Testcontainers starts.
+     */
+    static InfraSpec containers(ContainerImages images, boolean kafkaInContainer) {
+        return new Containers(images, kafkaInContainer);
+    }
+
+    /**
+     * Services someone else runs. The supplier is called when the pipeline starts, so endpoints of
+     * containers that start later can be read then.
+     */
+    static InfraSpec external(Supplier<ExternalEndpoints> endpoints) {
+        return new External(endpoints);
+    }
+
+    /** Everything in process. */
+    record Embedded() implements InfraSpec {
+        @Override
+        public InfraKind kind() {
+            return InfraKind.EMBEDDED;
+        }
+
+        @Override
+        public Infrastructure start(Context context) {
+            return EmbeddedInfrastructure.start(context);
+        }
+
+        @Override
+        public SourceService startSource(Context context) {
+            return EmbeddedInfrastructure.startSource(context);
+        }
+    }
+
+    /**
+     * Containers started by Testcontainers.
+     *
+     * @param images the images to run
+     * @param kafkaInContainer true runs Kafka in a container too; false runs the embedded broker
+     */
+    record Containers(ContainerImages images, boolean kafkaInContainer) implements InfraSpec {
+        @Override
+        public InfraKind kind() {
+            return InfraKind.CONTAINERS;
+        }
+
+        @Override
+        public Infrastructure start(Context context) {
+            return ContainerInfrastructure.start(this, context);
+        }
+
+        @Override
+        public SourceService startSource(Context context) {
+            return ContainerInfrastructure.startSource(this, context);
+        }
+    }
+
+    /** Endpoints given from outside. */
+    record External(Supplier<ExternalEndpoints> endpoints) implements InfraSpec {
+        @Override
+        public InfraKind kind() {
+            return InfraKind.EXTERNAL;
+        }
+
+        @Override
+        public Infrastructure start(Context context) {
+            return ExternalInfrastructure.start(endpoints.get(), context);
+        }
+
+        @Override
+        public SourceService startSource(Context context) {
+            SourceEndpoint source = endpoints.get().source();
+            return new SourceService() {
+                @Override
+                public SourceEndpoint endpoint() {
+                    return source;
+                }
+
+                @Override
+                public void close() {}
+            };
+        }
+    }
+
+    /**
+     * Services run elsewhere.
+     *
+     * @param source the source database
+     * @param kafkaBootstrapServers Kafka to use; null starts the embedded broker
+     * @param connectUrl a Kafka Connect cluster's REST URL; null starts a worker in this JVM
+     * @param reportedKind the kind reports name ({@code containers} for containers a test manages)
+     * @param images container images behind these endpoints, by role, if known
+     */
+    record ExternalEndpoints(
+            SourceEndpoint source,
+            String kafkaBootstrapServers,
+            String connectUrl,
+            InfraKind reportedKind,
+            Map<String, String> images) {}
+}

@@ -1,0 +1,139 @@
+package dev.cdclab.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cdclab.pipeline.cli.CdcLab;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.testcontainers.junit.jupiter.Testcontainers;
+
+/**
+ * {@code --infra containers} end to end: the source (and Kafka) in containers Testcontainers
+ * starts, the rest in process; the warehouse verified against the source, the report naming the
+ * images, and no container left behind.
+ */
+@Testcontainers(disabledWithoutDocker = true)
+@Timeout(600)
+class ContainersInfraIT {
+    @TempDir Path dir;
+
+    /** Runs the CLI in process; returns exit code, stdout and stderr. */
+    record Result(int code, String out, String err) {}
+
+    static Result cli(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream o = System.out;
+        PrintStream e = System.err;
+        int code;
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+            code = CdcLab.execute(args);
+        } finally {
+            System.setOut(o);
+            System.setErr(e);
+        }
+        return new Result(
+                code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void runOnAPostgresContainerVerifiesAndRemovesIt() throws Exception {
+        Path json = dir.resolve("report.json");
+        Result r =
+                cli(
+                        "run",
+                        "--infra",
+                        "containers",
+                        "--postgres-image",
+                        TestContainers.IMAGES.postgres(),
+                        "--duration",
+                        "6s",
+                        "--rate",
+                        "100",
+                        "--warmup",
+                        "0",
+                        "--prefill",
+                        "500",
+                        "--work-dir",
+                        dir.resolve("run").toString(),
+                        "--report-json",
+                        json.toString());
+        assertThat(r.code()).as(r.out() + r.err()).isZero();
+        assertThat(r.out()).contains("verified: warehouse matches source");
+        JsonNode report = new ObjectMapper().readTree(json.toFile());
+        assertThat(report.path("infrastructure").path("kind").asText()).isEqualTo("containers");
+        assertThat(report.path("infrastructure").path("images").path("source").asText())
+                .isEqualTo(TestContainers.IMAGES.postgres());
+        assertThat(report.path("source_settings").path("fsync").asText()).isEqualTo("on");
+        assertThat(report.path("source_settings").path("synchronous_commit").asText())
+                .isEqualTo("on");
+        assertThat(report.path("captured_changes").asLong())
+                .isEqualTo(report.path("source_changes").asLong());
+        assertThat(TestContainers.leftoversOf(report.path("run_id").asText())).isEmpty();
+    }
+
+    @Test
+    void runWithKafkaInAContainerToo() throws Exception {
+        Path json = dir.resolve("report.json");
+        Result r =
+                cli(
+                        "run",
+                        "--infra",
+                        "containers",
+                        "--kafka-container",
+                        "--kafka-image",
+                        TestContainers.IMAGES.kafka(),
+                        "--duration",
+                        "5s",
+                        "--rate",
+                        "100",
+                        "--warmup",
+                        "0",
+                        "--prefill",
+                        "300",
+                        "--work-dir",
+                        dir.resolve("run").toString(),
+                        "--report-json",
+                        json.toString());
+        assertThat(r.code()).as(r.out() + r.err()).isZero();
+        JsonNode report = new ObjectMapper().readTree(json.toFile());
+        assertThat(report.path("verified").asBoolean()).isTrue();
+        assertThat(report.path("infrastructure").path("images").path("kafka").asText())
+                .isEqualTo(TestContainers.IMAGES.kafka());
+        assertThat(TestContainers.leftoversOf(report.path("run_id").asText())).isEmpty();
+    }
+
+    @Test
+    void anImageThatCannotBeHadIsOneLineAndLeavesNothing() {
+        Result r =
+                cli(
+                        "run",
+                        "--infra",
+                        "containers",
+                        "--postgres-image",
+                        "cdc-lab-test/no-such-image:0",
+                        "--duration",
+                        "2s",
+                        "--warmup",
+                        "0",
+                        "--work-dir",
+                        dir.resolve("run").toString());
+        assertThat(r.code()).isEqualTo(CdcLab.FAILED);
+        List<String> lines = r.err().lines().toList();
+        assertThat(lines).hasSize(1);
+        assertThat(lines.get(0))
+                .startsWith("cdc-lab: error: image cdc-lab-test/no-such-image:0 cannot be had")
+                .contains("--postgres-image")
+                .contains("CDCLAB_POSTGRES_IMAGE");
+    }
+}
