@@ -86,7 +86,8 @@ class TransactionConsistencyIT {
                         .filter(c -> c.table().equals("public.straddle"))
                         .toList();
         assertThat(straddle).as("one net change per surviving key").hasSize(109);
-        assertThat(straddle).allSatisfy(c -> assertThat(c.txId()).isEqualTo(txid));
+        assertThat(straddle)
+                .allSatisfy(c -> assertThat(c.transaction()).isEqualTo(Long.toString(txid)));
         Set<Long> intervals =
                 straddle.stream().map(NetChange::intervalStartMs).collect(Collectors.toSet());
         assertThat(intervals).as("the whole transaction in one interval").hasSize(1);

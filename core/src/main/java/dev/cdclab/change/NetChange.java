@@ -16,9 +16,11 @@ import java.util.List;
  * @param schema the table's columns as the source declares them, with their id
  * @param intervalStartMs start of the interval (inclusive), source commit time
  * @param intervalEndMs end of the interval (exclusive), source commit time
- * @param firstLsn source log position of the first raw change folded
- * @param lastLsn source log position of the last raw change folded
- * @param txId source transaction of the last raw change
+ * @param firstPosition source log position of the first raw change folded, in {@link
+ *     SourcePosition}'s sortable form
+ * @param lastPosition source log position of the last raw change folded, the same way
+ * @param transaction source transaction of the last raw change (PostgreSQL transaction id, SQL
+ *     Server commit LSN)
  * @param commitMs source commit time of the last raw change
  * @param rawChanges how many raw changes were folded
  * @param snapshot true when the last raw change came from the initial snapshot
@@ -35,9 +37,9 @@ public record NetChange(
         Schemas.Described schema,
         long intervalStartMs,
         long intervalEndMs,
-        long firstLsn,
-        long lastLsn,
-        long txId,
+        String firstPosition,
+        String lastPosition,
+        String transaction,
         long commitMs,
         int rawChanges,
         boolean snapshot,

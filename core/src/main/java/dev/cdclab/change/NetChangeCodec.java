@@ -84,9 +84,9 @@ public final class NetChangeCodec {
         g.writeNumberField("start_ms", c.intervalStartMs());
         g.writeNumberField("end_ms", c.intervalEndMs());
         g.writeEndObject();
-        g.writeNumberField("first_lsn", c.firstLsn());
-        g.writeNumberField("last_lsn", c.lastLsn());
-        g.writeNumberField("tx_id", c.txId());
+        g.writeStringField("first_position", c.firstPosition());
+        g.writeStringField("last_position", c.lastPosition());
+        g.writeStringField("transaction", c.transaction());
         g.writeNumberField("commit_ms", c.commitMs());
         g.writeNumberField("raw_changes", c.rawChanges());
         if (c.snapshot()) {
@@ -216,9 +216,9 @@ public final class NetChangeCodec {
                     schema,
                     required(interval, "start_ms").asLong(),
                     required(interval, "end_ms").asLong(),
-                    req("first_lsn").asLong(),
-                    req("last_lsn").asLong(),
-                    objects.containsKey("tx_id") ? objects.get("tx_id").asLong() : 0,
+                    position("first_position"),
+                    position("last_position"),
+                    objects.containsKey("transaction") ? objects.get("transaction").asText() : "",
                     req("commit_ms").asLong(),
                     req("raw_changes").asInt(),
                     objects.containsKey("snapshot") && objects.get("snapshot").asBoolean(),
@@ -232,6 +232,14 @@ public final class NetChangeCodec {
                             stages.path("kafka_append").asLong(),
                             stages.path("emitted").asLong()),
                     gen == null || gen.isNull() ? null : gen.asLong());
+        }
+
+        private String position(String name) {
+            JsonNode v = req(name);
+            if (!v.isTextual() || v.asText().isEmpty()) {
+                throw new MalformedRecordException("'" + name + "' is not a source position");
+            }
+            return v.asText();
         }
 
         private JsonNode req(String name) {

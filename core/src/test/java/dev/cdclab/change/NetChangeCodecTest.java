@@ -33,9 +33,9 @@ class NetChangeCodecTest {
                 Schemas.describe(cols),
                 1000,
                 2000,
-                11,
-                12,
-                99,
+                SourcePosition.postgres(11),
+                SourcePosition.postgres(12),
+                "99",
                 1500,
                 3,
                 false,
@@ -93,6 +93,51 @@ class NetChangeCodecTest {
                 .hasMessageContaining("columns");
         assertThatThrownBy(() -> NetChangeCodec.decode(null))
                 .isInstanceOf(MalformedRecordException.class);
+    }
+
+    @Test
+    void aChangeWithoutAPositionIsMalformed() throws Exception {
+        String json =
+                new String(
+                                NetChangeCodec.encode(sample(NetOperation.UPDATE)),
+                                StandardCharsets.UTF_8)
+                        .replace("\"last_position\":\"000000000000000c\"", "\"last_position\":0");
+        assertThatThrownBy(() -> NetChangeCodec.decode(json.getBytes(StandardCharsets.UTF_8)))
+                .isInstanceOf(MalformedRecordException.class)
+                .hasMessageContaining("last_position");
+    }
+
+    @Test
+    void positionsSortAsTheirLogs() {
+        assertThat(SourcePosition.postgres(0x16B374D848L)).isEqualTo("00000016b374d848");
+        assertThat(SourcePosition.postgres(9)).isLessThan(SourcePosition.postgres(10));
+        assertThat(SourcePosition.postgres(0xFFL)).isLessThan(SourcePosition.postgres(0x100L));
+        String snapshot = SourcePosition.sqlServer("00000027:00000758:0005", null, null);
+        String first =
+                SourcePosition.sqlServer("00000027:00000758:0005", "00000027:00000750:0002", 1L);
+        String second =
+                SourcePosition.sqlServer("00000027:00000758:0005", "00000027:00000750:0002", 2L);
+        String third =
+                SourcePosition.sqlServer("00000027:00000758:0005", "00000027:00000751:0001", 1L);
+        String laterTx =
+                SourcePosition.sqlServer("00000028:00000010:0001", "00000027:00000760:0001", 1L);
+        assertThat(List.of(laterTx, third, second, snapshot, first).stream().sorted())
+                .containsExactly(snapshot, first, second, third, laterTx);
+        assertThat(SourcePosition.sqlServer("0000002A:00000758:0005", null, null))
+                .as("upper-case hex is read as the same LSN")
+                .isEqualTo(SourcePosition.sqlServer("0000002a:00000758:0005", null, null));
+    }
+
+    @Test
+    void anEventWithoutAReadablePositionIsNeverPositionZero() {
+        assertThatThrownBy(() -> SourcePosition.postgres(0))
+                .isInstanceOf(MalformedRecordException.class);
+        assertThatThrownBy(() -> SourcePosition.sqlServer(null, null, null))
+                .isInstanceOf(MalformedRecordException.class)
+                .hasMessageContaining("commit_lsn");
+        assertThatThrownBy(() -> SourcePosition.sqlServer("27:758:5", null, null))
+                .isInstanceOf(MalformedRecordException.class)
+                .hasMessageContaining("not a SQL Server LSN");
     }
 
     @Test

@@ -15,8 +15,11 @@ import java.util.List;
  * @param unavailable columns whose value the source did not send (unchanged TOASTed values); their
  *     value in {@code after} is the placeholder and means nothing
  * @param schema the table's columns, key columns marked, with their id
- * @param lsn source log position of the change
- * @param txId source transaction id; 0 for snapshot reads
+ * @param position source log position of the change, in {@link dev.cdclab.change.SourcePosition}'s
+ *     sortable form
+ * @param transaction source transaction (PostgreSQL transaction id, SQL Server commit LSN)
+ * @param transactionNumber a number for the transaction, unique among transactions committing in
+ *     the same millisecond (intervals of one transaction are keyed by it)
  * @param commitMs source commit time ({@code source.ts_ms})
  * @param capturedMs when Debezium built the event (envelope {@code ts_ms})
  * @param kafkaAppendMs Kafka record timestamp
@@ -29,8 +32,9 @@ public record ChangeEvent(
         RowImage after,
         List<String> unavailable,
         Schemas.Described schema,
-        long lsn,
-        long txId,
+        String position,
+        String transaction,
+        long transactionNumber,
         long commitMs,
         long capturedMs,
         long kafkaAppendMs,

@@ -10,6 +10,7 @@ import dev.cdclab.change.ColumnSpec;
 import dev.cdclab.change.MalformedRecordException;
 import dev.cdclab.change.RowImage;
 import dev.cdclab.change.Schemas;
+import dev.cdclab.change.SourcePosition;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -74,8 +75,11 @@ public final class DebeziumEventReader {
         String schema;
         String table;
         long sourceTsMs = Long.MIN_VALUE;
-        long lsn;
-        long txId;
+        Long lsn;
+        Long txId;
+        String commitLsn;
+        String changeLsn;
+        Long eventSerialNo;
         long capturedMs = Long.MIN_VALUE;
         int afterStart = -1;
         int afterEnd = -1;
@@ -183,6 +187,22 @@ public final class DebeziumEventReader {
         }
         ObjectNode key = readKey(keyBytes);
         long commitMs = pl.sourceTsMs == Long.MIN_VALUE ? recordTimestamp : pl.sourceTsMs;
+        String position;
+        String transaction;
+        long transactionNumber;
+        if (pl.commitLsn != null) {
+            position = SourcePosition.sqlServer(pl.commitLsn, pl.changeLsn, pl.eventSerialNo);
+            transaction = pl.commitLsn;
+            transactionNumber = SourcePosition.sqlServerTransactionNumber(pl.commitLsn);
+        } else if (pl.lsn != null) {
+            position = SourcePosition.postgres(pl.lsn);
+            transactionNumber = pl.txId == null ? 0 : pl.txId;
+            transaction = Long.toString(transactionNumber);
+        } else {
+            throw new MalformedRecordException(
+                    "change event has no readable source position (source.lsn or"
+                            + " source.commit_lsn)");
+        }
         return new ChangeEvent(
                 pl.schema + "." + pl.table,
                 key,
@@ -190,8 +210,9 @@ public final class DebeziumEventReader {
                 after,
                 pl.unavailable,
                 keyed(columns, key),
-                pl.lsn,
-                pl.txId,
+                position,
+                transaction,
+                transactionNumber,
                 commitMs,
                 pl.capturedMs == Long.MIN_VALUE ? commitMs : pl.capturedMs,
                 recordTimestamp,
@@ -282,8 +303,11 @@ public final class DebeziumEventReader {
                             case "schema" -> pl.schema = p.getValueAsString();
                             case "table" -> pl.table = p.getValueAsString();
                             case "ts_ms" -> pl.sourceTsMs = p.getValueAsLong(Long.MIN_VALUE);
-                            case "lsn" -> pl.lsn = p.getValueAsLong(0);
-                            case "txId" -> pl.txId = p.getValueAsLong(0);
+                            case "lsn" -> pl.lsn = numberOrNull(p, st);
+                            case "txId" -> pl.txId = numberOrNull(p, st);
+                            case "commit_lsn" -> pl.commitLsn = textOrNull(p, st);
+                            case "change_lsn" -> pl.changeLsn = textOrNull(p, st);
+                            case "event_serial_no" -> pl.eventSerialNo = numberOrNull(p, st);
                             default -> {
                                 if (st == JsonToken.START_OBJECT || st == JsonToken.START_ARRAY) {
                                     p.skipChildren();
@@ -295,6 +319,33 @@ public final class DebeziumEventReader {
                 default -> p.skipChildren();
             }
         }
+    }
+
+    private static Long numberOrNull(JsonParser p, JsonToken t) throws IOException {
+        if (t == JsonToken.VALUE_NUMBER_INT) {
+            return p.getLongValue();
+        }
+        if (t == JsonToken.VALUE_NULL) {
+            return null;
+        }
+        if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
+            p.skipChildren();
+        }
+        throw new MalformedRecordException(
+                "source." + p.currentName() + " is not an integer: " + t);
+    }
+
+    private static String textOrNull(JsonParser p, JsonToken t) throws IOException {
+        if (t == JsonToken.VALUE_STRING) {
+            return p.getText();
+        }
+        if (t == JsonToken.VALUE_NULL) {
+            return null;
+        }
+        if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
+            p.skipChildren();
+        }
+        throw new MalformedRecordException("source." + p.currentName() + " is not a string: " + t);
     }
 
     /** Walks the after image: finds placeholders and the generator column. */

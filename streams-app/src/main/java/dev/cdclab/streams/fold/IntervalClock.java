@@ -22,9 +22,9 @@ public final class IntervalClock {
     }
 
     /** The interval of a transaction that committed at {@code commitMs}. */
-    public Interval assign(long commitMs, long txId) {
+    public Interval assign(long commitMs, long transactionNumber) {
         if (intervalMs == 0) {
-            return new Interval(commitMs, commitMs + 1, txId);
+            return new Interval(commitMs, commitMs + 1, transactionNumber);
         }
         long start = Math.floorDiv(commitMs, intervalMs) * intervalMs;
         return new Interval(start, start + intervalMs, 0);
@@ -34,9 +34,9 @@ public final class IntervalClock {
      * The earliest interval still open after every interval ending at or before {@code
      * closedThroughMs} was emitted; where a late change goes.
      */
-    public Interval earliestOpen(long closedThroughMs, long txId) {
+    public Interval earliestOpen(long closedThroughMs, long transactionNumber) {
         if (intervalMs == 0) {
-            return new Interval(closedThroughMs, closedThroughMs + 1, txId);
+            return new Interval(closedThroughMs, closedThroughMs + 1, transactionNumber);
         }
         long start = Math.floorDiv(closedThroughMs, intervalMs) * intervalMs;
         return new Interval(start, start + intervalMs, 0);

@@ -23,20 +23,20 @@ public final class NetChangeFolder {
     /** Folds one more raw change (in source order) into the pending state, or starts one. */
     public static PendingChange fold(PendingChange prev, ChangeEvent ev, Interval interval) {
         boolean existedBefore;
-        long firstLsn;
+        String firstPosition;
         int count;
         RowImage prevImage;
         List<String> prevUnchanged;
         if (prev == null) {
             // a snapshot read or an insert says the row was absent from the warehouse's view
             existedBefore = ev.op() == 'u' || ev.op() == 'd';
-            firstLsn = ev.lsn();
+            firstPosition = ev.position();
             count = 0;
             prevImage = null;
             prevUnchanged = List.of();
         } else {
             existedBefore = prev.existedBefore();
-            firstLsn = prev.firstLsn();
+            firstPosition = prev.firstPosition();
             count = prev.rawChanges();
             prevImage = prev.image();
             prevUnchanged = prev.unchanged();
@@ -71,9 +71,9 @@ public final class NetChangeFolder {
                 image,
                 unchanged,
                 ev.schema(),
-                firstLsn,
-                ev.lsn(),
-                ev.txId(),
+                firstPosition,
+                ev.position(),
+                ev.transaction(),
                 ev.commitMs(),
                 ev.capturedMs(),
                 ev.kafkaAppendMs(),
@@ -123,9 +123,9 @@ public final class NetChangeFolder {
                 p.schema(),
                 p.interval().startMs(),
                 p.interval().endMs(),
-                p.firstLsn(),
-                p.lastLsn(),
-                p.txId(),
+                p.firstPosition(),
+                p.lastPosition(),
+                p.transaction(),
                 p.commitMs(),
                 p.rawChanges(),
                 p.snapshot(),

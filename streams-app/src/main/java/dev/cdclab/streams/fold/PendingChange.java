@@ -16,9 +16,9 @@ import java.util.List;
  * @param image current row image; null when the row does not exist
  * @param unchanged columns of {@code image} whose value is not known (unchanged TOASTed values)
  * @param schema latest column list
- * @param firstLsn log position of the first change
- * @param lastLsn log position of the last change
- * @param txId transaction of the last change
+ * @param firstPosition log position of the first change (sortable form)
+ * @param lastPosition log position of the last change (sortable form)
+ * @param transaction transaction of the last change
  * @param commitMs commit time of the last change
  * @param capturedMs Debezium time of the last change
  * @param kafkaAppendMs Kafka timestamp of the last change
@@ -35,9 +35,9 @@ public record PendingChange(
         RowImage image,
         List<String> unchanged,
         Schemas.Described schema,
-        long firstLsn,
-        long lastLsn,
-        long txId,
+        String firstPosition,
+        String lastPosition,
+        String transaction,
         long commitMs,
         long capturedMs,
         long kafkaAppendMs,

@@ -18,7 +18,7 @@ import java.util.function.LongFunction;
  * lists live in a store of their own.
  */
 public final class PendingCodec {
-    private static final byte VERSION = 1;
+    private static final byte VERSION = 2;
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private PendingCodec() {}
@@ -41,6 +41,9 @@ public final class PendingCodec {
     }
 
     public static byte[] encode(PendingChange p) {
+        byte[] first = p.firstPosition().getBytes(StandardCharsets.UTF_8);
+        byte[] last = p.lastPosition().getBytes(StandardCharsets.UTF_8);
+        byte[] tx = p.transaction().getBytes(StandardCharsets.UTF_8);
         byte[] table = p.table().getBytes(StandardCharsets.UTF_8);
         byte[] key = p.key().toString().getBytes(StandardCharsets.UTF_8);
         byte[] image = p.image() == null ? new byte[0] : p.image().json();
@@ -60,8 +63,12 @@ public final class PendingCodec {
         ByteBuffer b =
                 ByteBuffer.allocate(
                         2
-                                + 8 * 12
+                                + 8 * 9
                                 + 4
+                                + 4 * 3
+                                + first.length
+                                + last.length
+                                + tx.length
                                 + 4
                                 + table.length
                                 + 4
@@ -73,12 +80,15 @@ public final class PendingCodec {
         b.put(VERSION).put((byte) flags);
         b.putLong(p.interval().startMs()).putLong(p.interval().endMs());
         b.putLong(p.interval().discriminator());
-        b.putLong(p.firstLsn()).putLong(p.lastLsn()).putLong(p.txId()).putLong(p.commitMs());
+        b.putLong(p.commitMs());
         b.putLong(p.capturedMs()).putLong(p.kafkaAppendMs());
         b.putLong(p.generatorCommitMicros() == null ? 0 : p.generatorCommitMicros());
         b.putLong(p.schema().id());
         b.putLong(0);
         b.putInt(p.rawChanges());
+        b.putInt(first.length).put(first);
+        b.putInt(last.length).put(last);
+        b.putInt(tx.length).put(tx);
         b.putInt(table.length).put(table);
         b.putInt(key.length).put(key);
         b.putInt(unchanged.size());
@@ -106,9 +116,6 @@ public final class PendingCodec {
         long start = b.getLong();
         long end = b.getLong();
         long discriminator = b.getLong();
-        long firstLsn = b.getLong();
-        long lastLsn = b.getLong();
-        long txId = b.getLong();
         long commitMs = b.getLong();
         long capturedMs = b.getLong();
         long kafkaMs = b.getLong();
@@ -116,6 +123,9 @@ public final class PendingCodec {
         long schemaId = b.getLong();
         b.getLong();
         int raw = b.getInt();
+        String firstPosition = string(b);
+        String lastPosition = string(b);
+        String transaction = string(b);
         String table = string(b);
         String key = string(b);
         int n = b.getInt();
@@ -144,9 +154,9 @@ public final class PendingCodec {
                 (flags & 8) != 0 ? RowImage.ofJson(image) : null,
                 List.copyOf(unchanged),
                 schema,
-                firstLsn,
-                lastLsn,
-                txId,
+                firstPosition,
+                lastPosition,
+                transaction,
                 commitMs,
                 capturedMs,
                 kafkaMs,

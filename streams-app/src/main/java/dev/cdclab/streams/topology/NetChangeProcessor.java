@@ -113,9 +113,9 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
 
     private void fold(ChangeEvent ev, Record<byte[], byte[]> record) {
         stats.countRaw(ev.table(), ev.snapshot());
-        Interval interval = clock.assign(ev.commitMs(), ev.txId());
+        Interval interval = clock.assign(ev.commitMs(), ev.transactionNumber());
         if (clock.isClosed(interval, closedThrough)) {
-            interval = clock.earliestOpen(closedThrough, ev.txId());
+            interval = clock.earliestOpen(closedThrough, ev.transactionNumber());
             stats.countLate();
             long now = System.currentTimeMillis();
             if (now - lastLateWarning > 10_000) {

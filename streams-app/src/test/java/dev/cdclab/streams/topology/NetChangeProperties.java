@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetOperation;
+import dev.cdclab.change.SourcePosition;
 import dev.cdclab.streams.testing.TopologyHarness;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -119,7 +120,7 @@ class NetChangeProperties {
             for (NetChange c : out) {
                 String interval =
                         history.intervalMs() == 0
-                                ? c.intervalStartMs() + "/" + c.txId()
+                                ? c.intervalStartMs() + "/" + c.transaction()
                                 : Long.toString(c.intervalStartMs());
                 assertThat(seen.add(interval + "/" + c.key().get("id").asInt()))
                         .as("key %s twice in interval %s", c.key(), interval)
@@ -133,17 +134,21 @@ class NetChangeProperties {
                     if (r.key() != k) {
                         continue;
                     }
-                    boolean inLsnRange = r.lsn() >= c.firstLsn() && r.lsn() <= c.lastLsn();
+                    String pos = SourcePosition.postgres(r.lsn());
+                    boolean inLsnRange =
+                            pos.compareTo(c.firstPosition()) >= 0
+                                    && pos.compareTo(c.lastPosition()) <= 0;
                     boolean inInterval =
                             r.commitMs() >= c.intervalStartMs()
                                     && r.commitMs() < c.intervalEndMs()
-                                    && (history.intervalMs() != 0 || r.txId() == c.txId());
+                                    && (history.intervalMs() != 0
+                                            || Long.toString(r.txId()).equals(c.transaction()));
                     assertThat(inLsnRange)
                             .as(
                                     "raw %s vs net change %s..%s [%s,%s)",
                                     r,
-                                    c.firstLsn(),
-                                    c.lastLsn(),
+                                    c.firstPosition(),
+                                    c.lastPosition(),
                                     c.intervalStartMs(),
                                     c.intervalEndMs())
                             .isEqualTo(inInterval);
@@ -155,7 +160,7 @@ class NetChangeProperties {
             for (NetChange c : out) {
                 long order =
                         c.intervalStartMs() * 1_000_000
-                                + (history.intervalMs() == 0 ? c.txId() : 0);
+                                + (history.intervalMs() == 0 ? Long.parseLong(c.transaction()) : 0);
                 byInterval.computeIfAbsent(order, x -> new ArrayList<>()).add(c);
             }
             Map<Integer, String> applied = new HashMap<>(before);

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetChangeMode;
 import dev.cdclab.change.NetOperation;
+import dev.cdclab.change.SourcePosition;
 import dev.cdclab.streams.testing.TopologyHarness;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -75,7 +76,7 @@ class NetChangeTopologyTest {
             assertThat(c.key().get("id").asInt()).isEqualTo(1);
             assertThat(c.intervalStartMs()).isEqualTo(T0);
             assertThat(c.intervalEndMs()).isEqualTo(T0 + 1000);
-            assertThat(c.lastLsn()).isGreaterThan(c.firstLsn() - 1);
+            assertThat(c.lastPosition()).isGreaterThanOrEqualTo(c.firstPosition());
             assertThat(c.commitMs()).isEqualTo(T0 + 100 + (ops.length() - 1) * 10L);
             if (finalName == null) {
                 assertThat(c.after()).isNull();
@@ -152,9 +153,9 @@ class NetChangeTopologyTest {
             long last = h.change('u', null, r2, 2, T0 + 20);
             h.heartbeat(T0 + 2000);
             NetChange c = h.changes().get(0);
-            assertThat(c.firstLsn()).isEqualTo(first);
-            assertThat(c.lastLsn()).isEqualTo(last);
-            assertThat(c.txId()).isEqualTo(2);
+            assertThat(c.firstPosition()).isEqualTo(SourcePosition.postgres(first));
+            assertThat(c.lastPosition()).isEqualTo(SourcePosition.postgres(last));
+            assertThat(c.transaction()).isEqualTo("2");
             assertThat(c.commitMs()).isEqualTo(T0 + 20);
             assertThat(c.stages().sourceCommitMs()).isEqualTo(T0 + 20);
             assertThat(c.stages().capturedMs()).isEqualTo(T0 + 25);
@@ -212,11 +213,11 @@ class NetChangeTopologyTest {
             List<NetChange> out = h.changes();
             assertThat(out).hasSize(3);
             assertThat(out)
-                    .filteredOn(c -> c.txId() == 11)
+                    .filteredOn(c -> c.transaction().equals("11"))
                     .extracting(NetChange::op)
                     .containsOnly(NetOperation.INSERT);
             assertThat(out)
-                    .filteredOn(c -> c.txId() == 12)
+                    .filteredOn(c -> c.transaction().equals("12"))
                     .singleElement()
                     .satisfies(c -> assertThat(c.op()).isEqualTo(NetOperation.UPDATE));
         }

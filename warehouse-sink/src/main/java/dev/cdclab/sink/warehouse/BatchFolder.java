@@ -36,7 +36,7 @@ public final class BatchFolder {
             NetChange prev = newest.get(k);
             if (prev == null) {
                 newest.put(k, c);
-            } else if (c.lastLsn() > prev.lastLsn()) {
+            } else if (c.lastPosition().compareTo(prev.lastPosition()) > 0) {
                 newest.put(k, carryUnchanged(prev, c));
             }
         }
@@ -76,9 +76,9 @@ public final class BatchFolder {
                 newer.schema(),
                 newer.intervalStartMs(),
                 newer.intervalEndMs(),
-                older.firstLsn(),
-                newer.lastLsn(),
-                newer.txId(),
+                older.firstPosition(),
+                newer.lastPosition(),
+                newer.transaction(),
                 newer.commitMs(),
                 newer.rawChanges(),
                 newer.snapshot(),

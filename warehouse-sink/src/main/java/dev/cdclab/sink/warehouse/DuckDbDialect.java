@@ -81,11 +81,16 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
             s.execute("CREATE SCHEMA IF NOT EXISTS cdc_lab");
             s.execute(
                     "CREATE TABLE IF NOT EXISTS cdc_lab.tombstones (table_name VARCHAR, key"
-                            + " VARCHAR, lsn BIGINT)");
+                            + " VARCHAR, lsn VARCHAR)");
             s.execute(
                     "CREATE TABLE IF NOT EXISTS cdc_lab.progress (id INTEGER, applied_through_ms"
                             + " BIGINT, committed_at_ms BIGINT)");
         }
+    }
+
+    @Override
+    protected String positionType() {
+        return "VARCHAR";
     }
 
     @Override
@@ -105,7 +110,7 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
                 s.execute(
                         "CREATE OR REPLACE TEMP TABLE "
                                 + stage
-                                + " (_op VARCHAR, _lsn BIGINT, _commit_ms BIGINT, _key VARCHAR,"
+                                + " (_op VARCHAR, _lsn VARCHAR, _commit_ms BIGINT, _key VARCHAR,"
                                 + " _unchanged VARCHAR, "
                                 + columns.stream()
                                         .map(col -> quote(col.name()) + " VARCHAR")
@@ -128,7 +133,7 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
                 for (StagedRow r : rows) {
                     ap.beginRow();
                     ap.append(r.delete() ? "d" : "u");
-                    ap.append(r.lsn());
+                    ap.append(r.position());
                     ap.append(r.commitMs());
                     ap.append(r.key());
                     ap.append(r.unchanged());

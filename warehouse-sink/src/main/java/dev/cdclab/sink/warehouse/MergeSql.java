@@ -79,7 +79,7 @@ final class MergeSql {
                 + " WHEN MATCHED AND s._lsn > t._cdc_lsn AND s._op = 'd' THEN DELETE"
                 + " WHEN MATCHED AND s._lsn > t._cdc_lsn THEN UPDATE SET "
                 + set
-                + " WHEN NOT MATCHED AND s._op <> 'd' AND s._lsn > COALESCE(s._tomb, -1) THEN"
+                + " WHEN NOT MATCHED AND s._op <> 'd' AND s._lsn > COALESCE(s._tomb, '') THEN"
                 + " INSERT ("
                 + insertCols
                 + ") VALUES ("
@@ -171,7 +171,7 @@ final class MergeSql {
                 + stage
                 + " AS s LEFT JOIN cdc_lab.tombstones tb ON tb.table_name = "
                 + literal(target.toString())
-                + " AND tb.key = s._key WHERE s._op <> 'd' AND s._lsn > COALESCE(tb.lsn, -1) AND"
+                + " AND tb.key = s._key WHERE s._op <> 'd' AND s._lsn > COALESCE(tb.lsn, '') AND"
                 + " NOT EXISTS (SELECT 1 FROM "
                 + qualified(target)
                 + " AS t WHERE "
@@ -193,11 +193,14 @@ final class MergeSql {
     }
 
     /** Column list of a create-table statement, with the bookkeeping columns. */
-    static String columnDefinitions(List<ColumnSpec> columns, TypeNamer types) {
+    static String columnDefinitions(
+            List<ColumnSpec> columns, TypeNamer types, String positionType) {
         return columns.stream()
                         .map(c -> quote(c.name()) + " " + types.type(ColumnKind.of(c), c))
                         .collect(Collectors.joining(", "))
-                + ", _cdc_lsn BIGINT, _cdc_commit_ms BIGINT";
+                + ", _cdc_lsn "
+                + positionType
+                + ", _cdc_commit_ms BIGINT";
     }
 
     /** Maps a column to its warehouse type. */

@@ -78,12 +78,17 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
             s.execute("CREATE SCHEMA IF NOT EXISTS cdc_lab");
             s.execute(
                     "CREATE TABLE IF NOT EXISTS cdc_lab.tombstones (table_name TEXT, key TEXT, lsn"
-                            + " BIGINT, PRIMARY KEY (table_name, key))");
+                            + " TEXT COLLATE \"C\", PRIMARY KEY (table_name, key))");
             s.execute(
                     "CREATE TABLE IF NOT EXISTS cdc_lab.progress (id INTEGER PRIMARY KEY,"
                             + " applied_through_ms BIGINT, committed_at_ms BIGINT)");
         }
         c.commit();
+    }
+
+    @Override
+    protected String positionType() {
+        return "TEXT COLLATE \"C\"";
     }
 
     @Override
@@ -107,7 +112,7 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
                 s.execute(
                         "CREATE TEMP TABLE IF NOT EXISTS "
                                 + stage
-                                + " (_op TEXT, _lsn BIGINT, _commit_ms BIGINT, _key TEXT,"
+                                + " (_op TEXT, _lsn TEXT COLLATE \"C\", _commit_ms BIGINT, _key TEXT,"
                                 + " _unchanged TEXT, "
                                 + columns.stream()
                                         .map(col -> quote(col.name()) + " TEXT")
@@ -120,7 +125,7 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
             for (StagedRow r : rows) {
                 csv.append(r.delete() ? 'd' : 'u')
                         .append(',')
-                        .append(r.lsn())
+                        .append(r.position())
                         .append(',')
                         .append(r.commitMs())
                         .append(',');

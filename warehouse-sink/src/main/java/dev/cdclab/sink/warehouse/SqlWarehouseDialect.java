@@ -35,6 +35,12 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
         return cols;
     }
 
+    /**
+     * Type of the {@code _cdc_lsn} column: text that compares byte by byte, as {@link
+     * dev.cdclab.change.SourcePosition}'s sortable forms need.
+     */
+    protected abstract String positionType();
+
     /** Table constraints after the columns, e.g. {@code , PRIMARY KEY (id)}; empty for none. */
     protected abstract String constraints(List<ColumnSpec> columns);
 
@@ -47,7 +53,7 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
                     "CREATE TABLE IF NOT EXISTS "
                             + qualified(t)
                             + " ("
-                            + MergeSql.columnDefinitions(columns, this::sqlType)
+                            + MergeSql.columnDefinitions(columns, this::sqlType, positionType())
                             + constraints(columns)
                             + ")");
         }

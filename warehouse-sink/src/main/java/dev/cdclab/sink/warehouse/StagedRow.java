@@ -4,11 +4,16 @@ package dev.cdclab.sink.warehouse;
  * One net change in the shape the warehouse stages it: text values in column order.
  *
  * @param delete true for a delete
- * @param lsn source log position of the last raw change
+ * @param position source log position of the last raw change, sortable form
  * @param commitMs source commit time of the last raw change
  * @param key canonical key JSON
  * @param unchanged {@code |a|b|}-delimited list of columns to keep as they are
  * @param values one text value per staged column (null for SQL NULL)
  */
 public record StagedRow(
-        boolean delete, long lsn, long commitMs, String key, String unchanged, String[] values) {}
+        boolean delete,
+        String position,
+        long commitMs,
+        String key,
+        String unchanged,
+        String[] values) {}

@@ -125,7 +125,7 @@ public final class WarehouseWriter implements AutoCloseable {
         }
         return new StagedRow(
                 delete,
-                c.lastLsn(),
+                c.lastPosition(),
                 c.commitMs(),
                 c.key().toString(),
                 unchanged.toString(),

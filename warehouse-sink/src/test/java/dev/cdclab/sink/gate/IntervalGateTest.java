@@ -7,6 +7,7 @@ import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetChangeMode;
 import dev.cdclab.change.NetOperation;
 import dev.cdclab.change.Schemas;
+import dev.cdclab.change.SourcePosition;
 import dev.cdclab.change.StageTimes;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -25,9 +26,9 @@ class IntervalGateTest {
                 Schemas.describe(List.of()),
                 start,
                 end,
-                1,
-                1,
-                1,
+                SourcePosition.postgres(1),
+                SourcePosition.postgres(1),
+                "1",
                 start,
                 1,
                 false,

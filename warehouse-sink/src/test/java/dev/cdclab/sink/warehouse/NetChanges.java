@@ -8,6 +8,7 @@ import dev.cdclab.change.NetChangeMode;
 import dev.cdclab.change.NetOperation;
 import dev.cdclab.change.RowImage;
 import dev.cdclab.change.Schemas;
+import dev.cdclab.change.SourcePosition;
 import dev.cdclab.change.StageTimes;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,9 +72,9 @@ final class NetChanges {
                 Schemas.describe(columns),
                 lsn * 10,
                 lsn * 10 + 10,
-                lsn,
-                lsn,
-                lsn,
+                SourcePosition.postgres(lsn),
+                SourcePosition.postgres(lsn),
+                Long.toString(lsn),
                 1_700_000_000_000L + lsn,
                 1,
                 false,

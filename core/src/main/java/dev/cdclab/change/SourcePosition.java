@@ -1,0 +1,73 @@
+package dev.cdclab.change;
+
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * A change's position in its source's log, written so that comparing the strings compares the
+ * positions. One form per source; a table's positions all come from one source.
+ *
+ * <ul>
+ *   <li>PostgreSQL: the LSN as 16 lower-case hex digits, {@code 000000001a2b3c4d}.
+ *   <li>SQL Server: commit LSN, change LSN and event serial number, {@code
+ *       00000027:00000758:0005/00000027:00000758:0003/0000000002}; a snapshot read (no change LSN,
+ *       no serial number) sorts before every change of its commit LSN.
+ * </ul>
+ */
+public final class SourcePosition {
+    private static final Pattern SQLSERVER_LSN =
+            Pattern.compile("[0-9a-f]{8}:[0-9a-f]{8}:[0-9a-f]{4}");
+    private static final String NO_CHANGE_LSN = "00000000:00000000:0000";
+
+    private SourcePosition() {}
+
+    /** The sortable form of a PostgreSQL LSN. */
+    public static String postgres(long lsn) {
+        if (lsn <= 0) {
+            throw new MalformedRecordException("PostgreSQL LSN " + lsn + " is not a log position");
+        }
+        return String.format(Locale.ROOT, "%016x", lsn);
+    }
+
+    /**
+     * The sortable form of a SQL Server position.
+     *
+     * @param commitLsn {@code commit_lsn}, required
+     * @param changeLsn {@code change_lsn}; null for snapshot reads
+     * @param eventSerialNo {@code event_serial_no}; null for snapshot reads
+     * @throws MalformedRecordException when the commit LSN is missing or not an LSN
+     */
+    public static String sqlServer(String commitLsn, String changeLsn, Long eventSerialNo) {
+        String commit = lsn(commitLsn, "commit_lsn");
+        String change = changeLsn == null ? NO_CHANGE_LSN : lsn(changeLsn, "change_lsn");
+        long serial = eventSerialNo == null ? 0 : eventSerialNo;
+        if (serial < 0) {
+            throw new MalformedRecordException("event_serial_no " + serial + " is negative");
+        }
+        return commit + "/" + change + "/" + String.format(Locale.ROOT, "%010d", serial);
+    }
+
+    private static String lsn(String text, String field) {
+        if (text == null) {
+            throw new MalformedRecordException("SQL Server event has no " + field);
+        }
+        String t = text.toLowerCase(Locale.ROOT);
+        if (!SQLSERVER_LSN.matcher(t).matches()) {
+            throw new MalformedRecordException(field + " '" + text + "' is not a SQL Server LSN");
+        }
+        return t;
+    }
+
+    /**
+     * A 64-bit number for a transaction's commit LSN, to tell apart transactions that commit in the
+     * same millisecond: the log block and slot of the LSN. Two transactions whose numbers collide
+     * in the same millisecond share an interval, which keeps that interval whole.
+     */
+    public static long sqlServerTransactionNumber(String commitLsn) {
+        String t = lsn(commitLsn, "commit_lsn");
+        long vlf = Long.parseLong(t.substring(0, 8), 16);
+        long block = Long.parseLong(t.substring(9, 17), 16);
+        long slot = Long.parseLong(t.substring(18, 22), 16);
+        return (vlf << 48) ^ (block << 16) ^ slot;
+    }
+}
