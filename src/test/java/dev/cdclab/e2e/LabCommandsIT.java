@@ -62,7 +62,7 @@ class LabCommandsIT {
         assertThat(out)
                 .contains("highest sustained")
                 .contains("verified: warehouse matches source")
-                .contains("pipeline interval=1s")
+                .contains("pipeline source=postgres interval=1s")
                 .contains("fsync=on");
         JsonNode r = new ObjectMapper().readTree(json.toFile());
         assertThat(r.get("steps")).hasSize(2);
@@ -102,7 +102,7 @@ class LabCommandsIT {
         assertThat(row.get("tx_per_s_capture_off").asDouble()).isPositive();
         assertThat(row.get("tx_per_s_capture_on").asDouble()).isPositive();
         assertThat(row.get("verified").asBoolean()).isTrue();
-        assertThat(out).contains("fsync=on").contains("pipeline interval=1s");
+        assertThat(out).contains("fsync=on").contains("pipeline source=postgres interval=1s");
         assertThat(
                         new ObjectMapper()
                                 .readTree(json.toFile())

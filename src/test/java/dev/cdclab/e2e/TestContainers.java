@@ -35,6 +35,37 @@ final class TestContainers {
                 .withCreateContainerCmdModifier(LoopbackPorts.only(9092));
     }
 
+    /**
+     * Null when the image is on this machine or can be pulled; else why not (no registry here,
+     * say), for a test to skip with.
+     */
+    static String whyImageCannotBeHad(String image) {
+        var client = DockerClientFactory.instance().client();
+        try {
+            client.inspectImageCmd(image).exec();
+            return null;
+        } catch (com.github.dockerjava.api.exception.NotFoundException e) {
+            // not here: try to pull it
+        }
+        DockerImageName name = DockerImageName.parse(image);
+        try {
+            client.pullImageCmd(name.getUnversionedPart())
+                    .withTag(name.getVersionPart())
+                    .start()
+                    .awaitCompletion(20, java.util.concurrent.TimeUnit.MINUTES);
+            client.inspectImageCmd(image).exec();
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted while pulling";
+        } catch (RuntimeException e) {
+            String m = String.valueOf(e.getMessage()).strip();
+            int nl = m.indexOf('\n');
+            return "not on this machine, and pulling it failed: "
+                    + (nl < 0 ? m : m.substring(0, nl));
+        }
+    }
+
     /** Containers (running or not) that a cdc-lab run with this id started and left behind. */
     static List<String> leftoversOf(String runId) {
         return DockerClientFactory.instance()

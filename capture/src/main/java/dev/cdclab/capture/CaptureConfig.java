@@ -1,18 +1,27 @@
 package dev.cdclab.capture;
 
+import static dev.cdclab.config.ConfigOption.booleanOption;
 import static dev.cdclab.config.ConfigOption.durationOption;
+import static dev.cdclab.config.ConfigOption.enumOption;
 import static dev.cdclab.config.ConfigOption.intOption;
 import static dev.cdclab.config.ConfigOption.stringOption;
 
+import dev.cdclab.config.ConfigException;
 import dev.cdclab.config.ConfigOption;
 import dev.cdclab.config.Configuration;
+import dev.cdclab.config.SourceKind;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
- * Options of the capture stage: where the source is, how the Debezium connector is named and tuned.
- * Keys under {@code debezium.} are copied into the connector config as-is.
+ * Options of the capture stage: which source, where it is, how the Debezium connector is named and
+ * tuned, and (SQL Server) how its CDC capture and cleanup jobs run. Keys under {@code debezium.}
+ * are copied into the connector config as-is and win over everything else.
  */
 public final class CaptureConfig {
     /** Prefix of keys passed unchanged into the connector configuration. */
@@ -21,16 +30,28 @@ public final class CaptureConfig {
     /** Schema of the pipeline's own source tables (the heartbeat). */
     public static final String LAB_SCHEMA = "cdc_lab";
 
+    /** How SQL Server CDC reads change tables (Debezium's {@code data.query.mode}). */
+    public enum DataQueryMode {
+        /** Through the {@code cdc.fn_cdc_get_all_changes_*} functions; ts_ms is the commit time. */
+        FUNCTION,
+        /** Straight from the change tables; faster, and ts_ms is the transaction's begin time. */
+        DIRECT
+    }
+
+    public static final ConfigOption<SourceKind> SOURCE_KIND =
+            enumOption("source.kind", SourceKind.class)
+                    .defaultValue(SourceKind.POSTGRES)
+                    .description("The source database: postgres or sqlserver.")
+                    .build();
     public static final ConfigOption<String> HOST =
             stringOption("source.host")
                     .defaultValue("127.0.0.1")
-                    .description("Source PostgreSQL host, as the Connect worker reaches it.")
+                    .description("Source host, as the Connect worker reaches it.")
                     .build();
     public static final ConfigOption<Integer> PORT =
             intOption("source.port")
-                    .defaultValue(5432)
                     .check(p -> p > 0 && p < 65536, "must be a TCP port")
-                    .description("Source PostgreSQL port.")
+                    .description("Source port; default 5432 for postgres, 1433 for sqlserver.")
                     .build();
     public static final ConfigOption<String> DATABASE =
             stringOption("source.database")
@@ -39,10 +60,10 @@ public final class CaptureConfig {
                     .build();
     public static final ConfigOption<String> USER =
             stringOption("source.user")
-                    .defaultValue("postgres")
                     .description(
-                            "Source user; needs REPLICATION and, for FOR ALL TABLES publications,"
-                                    + " superuser.")
+                            "Source user; default postgres (needs REPLICATION and, for FOR ALL"
+                                    + " TABLES publications, superuser) or sa (sqlserver: enabling"
+                                    + " CDC needs sysadmin).")
                     .build();
     public static final ConfigOption<String> PASSWORD =
             stringOption("source.password")
@@ -61,7 +82,9 @@ public final class CaptureConfig {
             stringOption("topic.prefix")
                     .defaultValue("cdclab")
                     .check(s -> s.matches("[A-Za-z0-9_-]+"), "must be [A-Za-z0-9_-]+")
-                    .description("Debezium topic.prefix: topics are <prefix>.<schema>.<table>.")
+                    .description(
+                            "Debezium topic.prefix; every captured table is routed to"
+                                    + " <prefix>.changes.")
                     .build();
     public static final ConfigOption<String> SLOT =
             stringOption("slot.name")
@@ -69,7 +92,7 @@ public final class CaptureConfig {
                     .check(
                             s -> s.matches("[a-z0-9_]{1,63}"),
                             "must be lower-case letters, digits or _ (at most 63)")
-                    .description("Logical replication slot.")
+                    .description("postgres: logical replication slot.")
                     .build();
     public static final ConfigOption<String> PUBLICATION =
             stringOption("publication.name")
@@ -78,13 +101,35 @@ public final class CaptureConfig {
                             s -> s.matches("[a-z0-9_]{1,63}"),
                             "must be lower-case letters, digits or _")
                     .description(
-                            "Publication, created FOR ALL TABLES so tables created later are"
-                                    + " captured too.")
+                            "postgres: publication, created FOR ALL TABLES so tables created later"
+                                    + " are captured too.")
                     .build();
     public static final ConfigOption<String> SCHEMAS =
             stringOption("schemas")
-                    .defaultValue("public")
-                    .description("Comma-separated source schemas to capture.")
+                    .description(
+                            "Comma-separated source schemas to capture; default public (postgres)"
+                                    + " or dbo (sqlserver).")
+                    .build();
+    public static final ConfigOption<String> TABLES =
+            stringOption("tables")
+                    .description(
+                            "sqlserver: comma-separated tables (schema.table) to enable CDC on;"
+                                    + " default every table with a primary key in the captured"
+                                    + " schemas when capture starts.")
+                    .build();
+    public static final ConfigOption<String> CAPTURED_COLUMNS =
+            stringOption("captured.columns")
+                    .description(
+                            "Columns to capture: 'a,b,c' for every table, or 'table:a,b;other:x,y'"
+                                    + " per table; include the key columns. sqlserver:"
+                                    + " @captured_column_list; both: Debezium's"
+                                    + " column.include.list. Default all columns.")
+                    .build();
+    public static final ConfigOption<String> KAFKA_BOOTSTRAP_SERVERS =
+            stringOption("kafka.bootstrap.servers")
+                    .description(
+                            "sqlserver: Kafka as the Connect worker reaches it, for the"
+                                    + " connector's schema history topic.")
                     .build();
     public static final ConfigOption<Integer> PARTITIONS =
             intOption("partitions")
@@ -111,10 +156,126 @@ public final class CaptureConfig {
                     .defaultValue("initial")
                     .description("Debezium snapshot.mode (initial, no_data, ...).")
                     .build();
+    public static final ConfigOption<Duration> POLL_INTERVAL =
+            durationOption("poll.interval")
+                    .check(d -> d.toMillis() >= 1, "must be >= 1ms")
+                    .description(
+                            "Debezium poll.interval.ms: how long the task waits for a fuller"
+                                    + " batch; default 20ms (postgres: its 500 ms default is pure"
+                                    + " latency under load) or Debezium's 500ms (sqlserver: each"
+                                    + " poll queries the change tables).")
+                    .build();
+    public static final ConfigOption<Integer> MAX_BATCH_SIZE =
+            intOption("max.batch.size")
+                    .defaultValue(4096)
+                    .check(n -> n >= 1, "must be >= 1")
+                    .description("Debezium max.batch.size: events per batch handed to Connect.")
+                    .build();
+    public static final ConfigOption<Integer> MAX_QUEUE_SIZE =
+            intOption("max.queue.size")
+                    .defaultValue(32768)
+                    .check(n -> n >= 1, "must be >= 1")
+                    .description(
+                            "Debezium max.queue.size: events buffered between the reader and"
+                                    + " Connect (must exceed max.batch.size).")
+                    .build();
+    public static final ConfigOption<Integer> MAX_ITERATION_TRANSACTIONS =
+            intOption("max.iteration.transactions")
+                    .check(n -> n >= 0, "must be >= 0")
+                    .description(
+                            "sqlserver: Debezium max.iteration.transactions, transactions read per"
+                                    + " polling iteration (0 = up to the current max LSN);"
+                                    + " default Debezium's 500.")
+                    .build();
+    public static final ConfigOption<DataQueryMode> DATA_QUERY_MODE =
+            enumOption("data.query.mode", DataQueryMode.class)
+                    .defaultValue(DataQueryMode.FUNCTION)
+                    .description(
+                            "sqlserver: Debezium data.query.mode. function (default) reads the"
+                                    + " change functions and stamps events with their commit time,"
+                                    + " which net-change intervals are cut by; direct reads the"
+                                    + " change tables faster, stamped with the transaction's begin"
+                                    + " time.")
+                    .build();
+    public static final ConfigOption<Integer> SQLSERVER_MAXTRANS =
+            intOption("sqlserver.capture.maxtrans")
+                    .defaultValue(500)
+                    .check(n -> n >= 1, "must be >= 1")
+                    .description(
+                            "sqlserver: capture job @maxtrans, transactions per scan cycle"
+                                    + " (Microsoft's default 500).")
+                    .build();
+    public static final ConfigOption<Integer> SQLSERVER_MAXSCANS =
+            intOption("sqlserver.capture.maxscans")
+                    .defaultValue(10)
+                    .check(n -> n >= 1, "must be >= 1")
+                    .description(
+                            "sqlserver: capture job @maxscans, scan cycles before it waits"
+                                    + " (Microsoft's default 10).")
+                    .build();
+    public static final ConfigOption<Boolean> SQLSERVER_CONTINUOUS =
+            booleanOption("sqlserver.capture.continuous")
+                    .defaultValue(true)
+                    .description(
+                            "sqlserver: capture job @continuous; false runs one scan cycle and"
+                                    + " stops.")
+                    .build();
+    public static final ConfigOption<Duration> SQLSERVER_POLLINGINTERVAL =
+            durationOption("sqlserver.capture.pollinginterval")
+                    .defaultValue(Duration.ofSeconds(5))
+                    .check(
+                            d -> d.toMillis() % 1000 == 0 && d.toSeconds() >= 0 && d.toHours() < 24,
+                            "must be whole seconds, 0s..23h59m59s")
+                    .description(
+                            "sqlserver: capture job @pollinginterval, the wait between scan"
+                                    + " cycles (Microsoft's default 5s).")
+                    .build();
+    public static final ConfigOption<Duration> SQLSERVER_RETENTION =
+            durationOption("sqlserver.cleanup.retention")
+                    .defaultValue(Duration.ofHours(72))
+                    .check(
+                            d -> d.toMillis() % 60_000 == 0 && d.toMinutes() >= 1,
+                            "must be whole minutes, at least 1m")
+                    .description(
+                            "sqlserver: cleanup job @retention, how long change rows are kept"
+                                    + " (Microsoft's default 72h).")
+                    .build();
+    public static final ConfigOption<Integer> SQLSERVER_THRESHOLD =
+            intOption("sqlserver.cleanup.threshold")
+                    .defaultValue(5000)
+                    .check(n -> n >= 1, "must be >= 1")
+                    .description(
+                            "sqlserver: cleanup job @threshold, rows deleted per statement"
+                                    + " (Microsoft's default 5000).")
+                    .build();
+    public static final ConfigOption<Boolean> SQLSERVER_NET_CHANGES =
+            booleanOption("sqlserver.supports.net.changes")
+                    .defaultValue(false)
+                    .description(
+                            "sqlserver: sp_cdc_enable_table @supports_net_changes; off because net"
+                                    + " changes are computed downstream (on to reproduce the white"
+                                    + " paper's table 7).")
+                    .build();
+    public static final ConfigOption<String> SQLSERVER_FILEGROUP =
+            stringOption("sqlserver.filegroup")
+                    .check(s -> s.matches("[A-Za-z_][A-Za-z0-9_]{0,127}"), "must be a plain name")
+                    .description(
+                            "sqlserver: filegroup for the change tables, created (with one file in"
+                                    + " the instance's data directory) when missing; default the"
+                                    + " database's default filegroup.")
+                    .build();
+    public static final ConfigOption<String> SQLSERVER_ROLE =
+            stringOption("sqlserver.role.name")
+                    .check(s -> s.matches("[A-Za-z_][A-Za-z0-9_]{0,127}"), "must be a plain name")
+                    .description(
+                            "sqlserver: sp_cdc_enable_table @role_name, the gating role for"
+                                    + " change data; default none (NULL).")
+                    .build();
 
     /** Every option, in documentation order. */
     public static final List<ConfigOption<?>> OPTIONS =
             List.of(
+                    SOURCE_KIND,
                     HOST,
                     PORT,
                     DATABASE,
@@ -125,15 +286,49 @@ public final class CaptureConfig {
                     SLOT,
                     PUBLICATION,
                     SCHEMAS,
+                    TABLES,
+                    CAPTURED_COLUMNS,
+                    KAFKA_BOOTSTRAP_SERVERS,
                     PARTITIONS,
                     REPLICATION_FACTOR,
                     HEARTBEAT,
-                    SNAPSHOT_MODE);
+                    SNAPSHOT_MODE,
+                    POLL_INTERVAL,
+                    MAX_BATCH_SIZE,
+                    MAX_QUEUE_SIZE,
+                    MAX_ITERATION_TRANSACTIONS,
+                    DATA_QUERY_MODE,
+                    SQLSERVER_MAXTRANS,
+                    SQLSERVER_MAXSCANS,
+                    SQLSERVER_CONTINUOUS,
+                    SQLSERVER_POLLINGINTERVAL,
+                    SQLSERVER_RETENTION,
+                    SQLSERVER_THRESHOLD,
+                    SQLSERVER_NET_CHANGES,
+                    SQLSERVER_FILEGROUP,
+                    SQLSERVER_ROLE);
 
     private final Configuration config;
 
     public CaptureConfig(Configuration config) {
         this.config = config;
+        if (get(MAX_QUEUE_SIZE) <= get(MAX_BATCH_SIZE)) {
+            throw new ConfigException(
+                    MAX_QUEUE_SIZE.key(), "must be larger than max.batch.size, as Debezium needs");
+        }
+        if (kind() == SourceKind.POSTGRES) {
+            for (ConfigOption<?> o :
+                    List.of(
+                            TABLES,
+                            MAX_ITERATION_TRANSACTIONS,
+                            SQLSERVER_FILEGROUP,
+                            SQLSERVER_ROLE)) {
+                if (config.isSet(o)) {
+                    throw new ConfigException(o.key(), "applies to source.kind=sqlserver only");
+                }
+            }
+        }
+        capturedColumns();
     }
 
     public static CaptureConfig of(Map<String, String> raw) {
@@ -153,14 +348,118 @@ public final class CaptureConfig {
         return config;
     }
 
+    public SourceKind kind() {
+        return config.get(SOURCE_KIND);
+    }
+
+    /** The port, or the source's usual one. */
+    public int port() {
+        Integer p = config.get(PORT);
+        return p != null ? p : kind() == SourceKind.SQLSERVER ? 1433 : 5432;
+    }
+
+    /** The user, or the source's usual administrator. */
+    public String user() {
+        String u = config.get(USER);
+        return u != null ? u : kind() == SourceKind.SQLSERVER ? "sa" : "postgres";
+    }
+
+    /** The captured schemas, or the source's default one. */
+    public List<String> schemas() {
+        String s = config.get(SCHEMAS);
+        if (s == null) {
+            return List.of(kind() == SourceKind.SQLSERVER ? "dbo" : "public");
+        }
+        return Arrays.stream(s.split(",")).map(String::trim).filter(x -> !x.isEmpty()).toList();
+    }
+
+    /** Tables named by {@link #TABLES} ({@code schema.table}); empty means every table. */
+    public List<String> tables() {
+        String s = config.get(TABLES);
+        if (s == null || s.isBlank()) {
+            return List.of();
+        }
+        return Arrays.stream(s.split(",")).map(String::trim).filter(x -> !x.isEmpty()).toList();
+    }
+
+    /** The poll interval, or the source's default. */
+    public Duration pollInterval() {
+        Duration d = config.get(POLL_INTERVAL);
+        return d != null
+                ? d
+                : kind() == SourceKind.SQLSERVER ? Duration.ofMillis(500) : Duration.ofMillis(20);
+    }
+
+    /**
+     * The captured columns by table ({@code ""} for every table); empty when every column is
+     * captured.
+     *
+     * @throws ConfigException when the list is malformed
+     */
+    public Map<String, List<String>> capturedColumns() {
+        String s = config.get(CAPTURED_COLUMNS);
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        if (s == null || s.isBlank()) {
+            return out;
+        }
+        for (String part : s.split(";")) {
+            String p = part.trim();
+            if (p.isEmpty()) {
+                continue;
+            }
+            String table = "";
+            int colon = p.indexOf(':');
+            if (colon >= 0) {
+                table = p.substring(0, colon).trim();
+                p = p.substring(colon + 1);
+            }
+            List<String> cols = new ArrayList<>();
+            for (String c : p.split(",")) {
+                String col = c.trim();
+                if (!col.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+                    throw new ConfigException(
+                            CAPTURED_COLUMNS.key(), "'" + col + "' is not a plain column name");
+                }
+                cols.add(col);
+            }
+            if (cols.isEmpty() || (colon >= 0 && table.isEmpty())) {
+                throw new ConfigException(
+                        CAPTURED_COLUMNS.key(), "expected 'a,b' or 'table:a,b;table2:c' in " + s);
+            }
+            out.put(table.toLowerCase(Locale.ROOT), List.copyOf(cols));
+        }
+        return out;
+    }
+
+    /** The columns to capture of {@code table} (unqualified or qualified), or null for all. */
+    public List<String> capturedColumns(String schema, String table) {
+        Map<String, List<String>> m = capturedColumns();
+        List<String> cols = m.get((schema + "." + table).toLowerCase(Locale.ROOT));
+        if (cols == null) {
+            cols = m.get(table.toLowerCase(Locale.ROOT));
+        }
+        return cols != null ? cols : m.get("");
+    }
+
     /** The password from config, else from {@code CDCLAB_SOURCE_PASSWORD}; may be null. */
     public String password() {
         String p = config.get(PASSWORD);
         return p != null ? p : System.getenv("CDCLAB_SOURCE_PASSWORD");
     }
 
+    /** JDBC URL of the source. */
     public String jdbcUrl() {
-        return "jdbc:postgresql://" + get(HOST) + ":" + get(PORT) + "/" + get(DATABASE);
+        return switch (kind()) {
+            case POSTGRES -> "jdbc:postgresql://" + get(HOST) + ":" + port() + "/" + get(DATABASE);
+            case SQLSERVER ->
+                    "jdbc:sqlserver://"
+                            + get(HOST)
+                            + ":"
+                            + port()
+                            + ";databaseName="
+                            + get(DATABASE)
+                            + ";encrypt=true;trustServerCertificate=true";
+        };
     }
 
     public Map<String, String> debeziumOverrides() {

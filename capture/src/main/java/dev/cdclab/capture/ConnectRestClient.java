@@ -71,6 +71,19 @@ public final class ConnectRestClient {
         return out;
     }
 
+    /**
+     * The connector's committed source offsets ({@code GET /connectors/<name>/offsets}): one entry
+     * per source partition, each with its {@code offset} object.
+     */
+    public List<JsonNode> offsets(String name) {
+        List<JsonNode> out = new ArrayList<>();
+        for (JsonNode o :
+                send("GET", "/connectors/" + name + "/offsets", null, 200).path("offsets")) {
+            out.add(o.path("offset"));
+        }
+        return out;
+    }
+
     /** Connector state and task states, e.g. {@code RUNNING}. */
     public record Status(String connector, List<String> tasks, String trace) {
         public boolean running() {

@@ -3,14 +3,17 @@ package dev.cdclab.capture;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * The Debezium PostgreSQL connector configuration cdc-lab runs with. The same JSON can be POSTed to
- * any Kafka Connect cluster that has the Debezium PostgreSQL plugin.
+ * The Debezium connector configuration cdc-lab runs with, whatever the source: the parts every
+ * source shares (converters, routing, heartbeats, batching) are here, the rest in each {@link
+ * CaptureSource}. The JSON can be POSTed to any Kafka Connect cluster that has the Debezium plugin
+ * of the source.
  */
 public final class DebeziumConnectorConfig {
     /**
@@ -19,38 +22,44 @@ public final class DebeziumConnectorConfig {
      */
     public static final String HEARTBEAT_TABLE = CaptureConfig.LAB_SCHEMA + ".heartbeat";
 
-    private DebeziumConnectorConfig() {}
-
     /** Field the router adds to keys so keys of different tables stay distinct. */
     public static final String TABLE_KEY_FIELD = "__dbz__sourceIdentifier";
+
+    private DebeziumConnectorConfig() {}
 
     /** The one topic all captured tables are routed to: {@code <prefix>.changes}. */
     public static String changeTopic(String topicPrefix) {
         return topicPrefix + ".changes";
     }
 
-    /** Connector properties, password included (do not log). */
+    /** Connector properties for the source {@code c} names, password included (do not log). */
     public static Map<String, String> of(CaptureConfig c) {
-        String schemas =
-                Arrays.stream(c.get(CaptureConfig.SCHEMAS).split(","))
-                        .map(String::trim)
-                        .filter(s -> !s.isEmpty())
-                        .collect(Collectors.joining(","));
+        return CaptureSource.of(c).connectorConfig();
+    }
+
+    /**
+     * The settings every source shares, then {@code debezium.*} overrides.
+     *
+     * @param c the capture config
+     * @param specific the source's own keys, applied after the shared ones
+     * @param topicNamespace what Debezium puts between the prefix and the schema in a table's topic
+     *     name ({@code ""} for PostgreSQL, {@code "<db>."} for SQL Server)
+     * @param heartbeatQuery the heartbeat action query in the source's SQL
+     * @param router the routing transform the source's Debezium plugin ships
+     */
+    static Map<String, String> assemble(
+            CaptureConfig c,
+            Map<String, String> specific,
+            String topicNamespace,
+            String heartbeatQuery,
+            Router router) {
         Map<String, String> m = new LinkedHashMap<>();
-        m.put("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
         m.put("tasks.max", "1");
-        m.put("plugin.name", "pgoutput");
         m.put("database.hostname", c.get(CaptureConfig.HOST));
-        m.put("database.port", Integer.toString(c.get(CaptureConfig.PORT)));
-        m.put("database.user", c.get(CaptureConfig.USER));
+        m.put("database.port", Integer.toString(c.port()));
+        m.put("database.user", c.user());
         m.put("database.password", c.password() == null ? "" : c.password());
-        m.put("database.dbname", c.get(CaptureConfig.DATABASE));
         m.put("topic.prefix", c.get(CaptureConfig.TOPIC_PREFIX));
-        m.put("slot.name", c.get(CaptureConfig.SLOT));
-        m.put("publication.name", c.get(CaptureConfig.PUBLICATION));
-        // FOR ALL TABLES: tables created while the pipeline runs are captured without a restart
-        m.put("publication.autocreate.mode", "all_tables");
-        m.put("schema.include.list", schemas + "," + CaptureConfig.LAB_SCHEMA);
         m.put("snapshot.mode", c.get(CaptureConfig.SNAPSHOT_MODE));
         // intervals are cut by commit time, watermarked in-band by the heartbeat rows; the
         // transaction topic would cost two records per transaction and order nothing
@@ -65,39 +74,110 @@ public final class DebeziumConnectorConfig {
         // context headers on every record cost at every hop and say nothing the topic does not
         m.put("extended.headers.enabled", "false");
         m.put("decimal.handling.mode", "string");
-        // precision and scale of decimals (sent as strings) need the source type; every other
-        // type is told by its Connect type and Debezium's semantic name, so keep events small
-        m.put("datatype.propagate.source.type", ".+\\.numeric,.+\\.decimal,.+\\.money");
         m.put("heartbeat.interval.ms", Long.toString(c.get(CaptureConfig.HEARTBEAT).toMillis()));
-        m.put("heartbeat.action.query", "UPDATE " + HEARTBEAT_TABLE + " SET ts = now()");
-        // the default 500 ms wait for a fuller batch is pure latency under steady load
-        m.put("poll.interval.ms", "20");
-        m.put("max.batch.size", "4096");
-        m.put("max.queue.size", "32768");
+        m.put("heartbeat.action.query", heartbeatQuery);
+        m.put("poll.interval.ms", Long.toString(c.pollInterval().toMillis()));
+        m.put("max.batch.size", Integer.toString(c.get(CaptureConfig.MAX_BATCH_SIZE)));
+        m.put("max.queue.size", Integer.toString(c.get(CaptureConfig.MAX_QUEUE_SIZE)));
+        String included = columnIncludeList(c);
+        if (included != null) {
+            m.put("column.include.list", included);
+        }
         // every captured table goes to one topic that exists before capture starts: consumers
         // never have to discover topics of tables created later, and partitions stay fixed
         String prefix = c.get(CaptureConfig.TOPIC_PREFIX);
-        String schemaAlternatives =
-                Arrays.stream((schemas + "," + CaptureConfig.LAB_SCHEMA).split(","))
-                        .map(java.util.regex.Pattern::quote)
-                        .collect(Collectors.joining("|"));
         m.put("transforms", "route");
-        m.put("transforms.route.type", "io.debezium.transforms.ToLogicalTopicRouter");
-        m.put(
-                "transforms.route.topic.regex",
-                java.util.regex.Pattern.quote(prefix) + "\\.(" + schemaAlternatives + ")\\..+");
+        m.put("transforms.route.type", router.className());
+        m.put("transforms.route.topic.regex", routeRegex(c, topicNamespace));
         m.put("transforms.route.topic.replacement", changeTopic(prefix));
         m.put("transforms.route.key.enforce.uniqueness", "true");
         m.put("transforms.route.key.field.name", TABLE_KEY_FIELD);
-        m.put("transforms.route.logical.destination.cache.size", "1024");
+        m.put("transforms.route." + router.cacheSizeKey(), "1024");
         m.put(
                 "topic.creation.default.partitions",
                 Integer.toString(c.get(CaptureConfig.PARTITIONS)));
         m.put(
                 "topic.creation.default.replication.factor",
                 Integer.toString(c.get(CaptureConfig.REPLICATION_FACTOR)));
+        m.putAll(specific);
         c.debeziumOverrides().forEach(m::put);
         return m;
+    }
+
+    /**
+     * Debezium's routing transform as a plugin version names it: {@code ToLogicalTopicRouter} since
+     * 3.7, {@code ByLogicalTableRouter} before (3.7 still takes the old name and its settings).
+     */
+    enum Router {
+        /** Debezium 3.7 and later. */
+        TO_LOGICAL_TOPIC(
+                "io.debezium.transforms.ToLogicalTopicRouter", "logical.destination.cache.size"),
+        /** Debezium before 3.7. */
+        BY_LOGICAL_TABLE("io.debezium.transforms.ByLogicalTableRouter", "logical.table.cache.size");
+
+        private final String className;
+        private final String cacheSizeKey;
+
+        Router(String className, String cacheSizeKey) {
+            this.className = className;
+            this.cacheSizeKey = cacheSizeKey;
+        }
+
+        String className() {
+            return className;
+        }
+
+        String cacheSizeKey() {
+            return cacheSizeKey;
+        }
+    }
+
+    /** The captured schemas and the lab's own, as a comma list. */
+    static String schemaList(CaptureConfig c) {
+        return String.join(",", c.schemas()) + "," + CaptureConfig.LAB_SCHEMA;
+    }
+
+    private static String routeRegex(CaptureConfig c, String namespace) {
+        List<String> schemas = new java.util.ArrayList<>(c.schemas());
+        schemas.add(CaptureConfig.LAB_SCHEMA);
+        String alternatives = schemas.stream().map(Pattern::quote).collect(Collectors.joining("|"));
+        return Pattern.quote(c.get(CaptureConfig.TOPIC_PREFIX) + "." + namespace)
+                + "("
+                + alternatives
+                + ")\\..+";
+    }
+
+    /**
+     * Debezium's {@code column.include.list} for {@link CaptureConfig#CAPTURED_COLUMNS}: a regex
+     * per column, {@code schema.table.column}; null when every column is captured.
+     */
+    private static String columnIncludeList(CaptureConfig c) {
+        Map<String, List<String>> cols = c.capturedColumns();
+        if (cols.isEmpty()) {
+            return null;
+        }
+        String schemas =
+                "("
+                        + c.schemas().stream().map(Pattern::quote).collect(Collectors.joining("|"))
+                        + ")";
+        List<String> patterns = new java.util.ArrayList<>();
+        for (var e : cols.entrySet()) {
+            String table = e.getKey();
+            String tablePattern;
+            if (table.isEmpty()) {
+                tablePattern = schemas + "\\.[^.]+";
+            } else if (table.contains(".")) {
+                tablePattern = Pattern.quote(table);
+            } else {
+                tablePattern = schemas + "\\." + Pattern.quote(table);
+            }
+            for (String col : e.getValue()) {
+                patterns.add(tablePattern + "\\." + Pattern.quote(col));
+            }
+        }
+        // the heartbeat table is always captured whole
+        patterns.add(Pattern.quote(CaptureConfig.LAB_SCHEMA) + "\\..+");
+        return String.join(",", patterns);
     }
 
     /** The config as the JSON body of {@code POST /connectors}. */

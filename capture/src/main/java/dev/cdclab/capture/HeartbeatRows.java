@@ -26,7 +26,22 @@ public final class HeartbeatRows {
      * @param partitions partitions of the changes topic
      */
     public static List<Integer> idsFor(String topicPrefix, int partitions) {
-        String sourceTopic = topicPrefix + "." + DebeziumConnectorConfig.HEARTBEAT_TABLE;
+        return idsFor(
+                topicPrefix,
+                topicPrefix + "." + DebeziumConnectorConfig.HEARTBEAT_TABLE,
+                partitions);
+    }
+
+    /**
+     * Row ids, one per partition, index = partition.
+     *
+     * @param topicPrefix the connector's topic prefix
+     * @param sourceTopic the topic Debezium names for the heartbeat table before routing ({@code
+     *     <prefix>.cdc_lab.heartbeat}; SQL Server puts the database in: {@code
+     *     <prefix>.<db>.cdc_lab.heartbeat})
+     * @param partitions partitions of the changes topic
+     */
+    public static List<Integer> idsFor(String topicPrefix, String sourceTopic, int partitions) {
         Schema keySchema =
                 SchemaBuilder.struct()
                         .field("id", Schema.INT32_SCHEMA)

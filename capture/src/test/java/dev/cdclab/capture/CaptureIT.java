@@ -83,8 +83,8 @@ class CaptureIT {
                     .all()
                     .get();
         }
-        SourceDatabase db = SourceDatabase.of(c);
-        db.prepare(c);
+        CaptureSource db = CaptureSource.of(c);
+        db.prepare();
         try (Connection conn = pg.connect();
                 Statement s = conn.createStatement()) {
             s.execute("CREATE TABLE t" + id + " (id int primary key, v text)");

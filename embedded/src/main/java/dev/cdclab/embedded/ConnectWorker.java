@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
 /**
  * A real Kafka Connect worker in distributed mode, in this JVM: configs, offsets and status live in
  * Kafka topics, and its REST API listens on a free loopback port. Connector plugins are found on
- * the classpath through their service manifests.
+ * the class path, and in {@code plugin.path} when given, through their service manifests.
  */
 public final class ConnectWorker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ConnectWorker.class);
@@ -49,6 +49,7 @@ public final class ConnectWorker implements AutoCloseable {
         private String groupId = "cdclab-connect";
         private int replicationFactor = 1;
         private int restPort;
+        private java.nio.file.Path pluginPath;
         private final Map<String, String> overrides = new LinkedHashMap<>();
 
         public Builder bootstrapServers(String servers) {
@@ -70,6 +71,15 @@ public final class ConnectWorker implements AutoCloseable {
         /** REST port; 0 (default) picks a free one. */
         public Builder restPort(int port) {
             this.restPort = port;
+            return this;
+        }
+
+        /**
+         * A directory of plugin directories ({@code plugin.path}); each runs in its own class
+         * loader, so connectors of different Debezium versions can share the worker.
+         */
+        public Builder pluginPath(java.nio.file.Path dir) {
+            this.pluginPath = dir;
             return this;
         }
 
@@ -107,6 +117,9 @@ public final class ConnectWorker implements AutoCloseable {
             w.put("listeners", "http://127.0.0.1:" + restPort);
             w.put("rest.advertised.host.name", "127.0.0.1");
             w.put("plugin.discovery", "service_load");
+            if (pluginPath != null) {
+                w.put("plugin.path", pluginPath.toAbsolutePath().toString());
+            }
             w.put("offset.flush.interval.ms", "5000");
             w.put("connector.client.config.override.policy", "All");
             w.put("producer.compression.type", "lz4");

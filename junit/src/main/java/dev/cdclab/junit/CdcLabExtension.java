@@ -8,7 +8,6 @@ import dev.cdclab.pipeline.infra.SourceEndpoint;
 import dev.cdclab.pipeline.logging.LogFile;
 import dev.cdclab.pipeline.operate.CatchUpTimeoutException;
 import dev.cdclab.pipeline.verify.VerificationResult;
-import dev.cdclab.pipeline.verify.WarehouseVerifier;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -18,7 +17,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -144,7 +142,7 @@ public final class CdcLabExtension
                         images.put("kafka", attachedKafka.getDockerImageName());
                     }
                     return new InfraSpec.ExternalEndpoints(
-                            SourceEndpoint.ofPostgresUrl(
+                            SourceEndpoint.of(
                                     attachedSource.getJdbcUrl(),
                                     attachedSource.getUsername(),
                                     attachedSource.getPassword()),
@@ -306,8 +304,7 @@ public final class CdcLabExtension
     public VerificationResult verify() {
         Pipeline p = pipeline();
         try {
-            return new WarehouseVerifier(p::sourceConnection, p::warehouseConnection)
-                    .verify(List.of("public"));
+            return p.verify();
         } catch (SQLException e) {
             throw new IllegalStateException("verification could not read: " + e.getMessage(), e);
         }

@@ -1,9 +1,8 @@
 package dev.cdclab.pipeline;
 
 import dev.cdclab.capture.CaptureConfig;
+import dev.cdclab.capture.CaptureSource;
 import dev.cdclab.capture.ConnectRestClient;
-import dev.cdclab.capture.DebeziumConnectorConfig;
-import dev.cdclab.capture.SourceDatabase;
 import dev.cdclab.change.NetChangeMode;
 import dev.cdclab.pipeline.infra.InfraSpec;
 import dev.cdclab.pipeline.infra.Infrastructure;
@@ -13,6 +12,9 @@ import dev.cdclab.pipeline.operate.CatchUp;
 import dev.cdclab.pipeline.operate.DiskGuard;
 import dev.cdclab.pipeline.operate.HealthWatch;
 import dev.cdclab.pipeline.operate.StageFailedException;
+import dev.cdclab.pipeline.verify.SourceCatalog;
+import dev.cdclab.pipeline.verify.VerificationResult;
+import dev.cdclab.pipeline.verify.WarehouseVerifier;
 import dev.cdclab.sink.SinkConfig;
 import dev.cdclab.sink.WarehouseSink;
 import dev.cdclab.streams.NetChangeApp;
@@ -53,7 +55,7 @@ public final class Pipeline implements AutoCloseable {
     private final DiskGuard disk;
     private Infrastructure infra;
     private CaptureConfig capture;
-    private SourceDatabase sourceDatabase;
+    private CaptureSource captureSource;
     private NetChangeApp streams;
     private WarehouseSink sink;
     private Map<String, String> connectorConfig;
@@ -111,6 +113,7 @@ public final class Pipeline implements AutoCloseable {
         capture =
                 new CaptureConfig(
                         CaptureConfig.builder()
+                                .set(CaptureConfig.SOURCE_KIND, src.kind())
                                 .set(CaptureConfig.HOST, src.host())
                                 .set(CaptureConfig.PORT, src.port())
                                 .set(CaptureConfig.DATABASE, src.database())
@@ -122,14 +125,21 @@ public final class Pipeline implements AutoCloseable {
                                 .set(CaptureConfig.PUBLICATION, "cdclab_" + safeId)
                                 .set(CaptureConfig.PARTITIONS, settings.partitions)
                                 .set(CaptureConfig.HEARTBEAT, settings.heartbeat)
+                                .set(
+                                        CaptureConfig.KAFKA_BOOTSTRAP_SERVERS,
+                                        infra.kafkaBootstrapServers())
                                 .setAll(settings.captureOverrides)
                                 .build());
-        sourceDatabase = SourceDatabase.of(capture);
-        sourceDatabase.prepare(capture);
+        captureSource = CaptureSource.of(capture);
+        // fail fast, before a long prefill, when the source cannot be captured at all
+        captureSource.check();
         if (settings.initializer != null) {
             settings.initializer.initialize(src);
         }
-        sourceSettings = sourceDatabase.settings();
+        // after the initializer: SQL Server enables CDC on the tables that exist then
+        captureSource.prepare();
+        captureSource.awaitReady(Duration.ofMinutes(2));
+        sourceSettings = captureSource.settings();
         phase("source preparation", t0);
 
         String appId = "cdclab-net-changes-" + id;
@@ -185,7 +195,7 @@ public final class Pipeline implements AutoCloseable {
         phase("sink", t0);
 
         t0 = System.nanoTime();
-        connectorConfig = DebeziumConnectorConfig.of(capture);
+        connectorConfig = captureSource.connectorConfig();
         ConnectRestClient rest = new ConnectRestClient(infra.connectUrl());
         String name = capture.get(CaptureConfig.CONNECTOR_NAME);
         List<String> problems = rest.validate(name, connectorConfig);
@@ -197,7 +207,7 @@ public final class Pipeline implements AutoCloseable {
         }
         rest.put(name, connectorConfig);
         rest.awaitRunning(name, Duration.ofSeconds(60));
-        sourceDatabase.awaitStreaming(settings.streamingTimeout);
+        captureSource.awaitStreaming(settings.streamingTimeout);
         phase("capture", t0);
         LOG.info(
                 "Pipeline {} up on {} infrastructure: source {}, kafka {}, connect {}, warehouse {}",
@@ -209,7 +219,10 @@ public final class Pipeline implements AutoCloseable {
                 warehouseUrl());
     }
 
-    /** On a source that outlives the pipeline: the connector, then its slot and publication. */
+    /**
+     * On a source that outlives the pipeline: the connector, then what capture left in the source
+     * (slot and publication; CDC the pipeline enabled).
+     */
     private void removeCapture(ConnectRestClient rest, String connector) {
         try {
             rest.delete(connector);
@@ -217,10 +230,9 @@ public final class Pipeline implements AutoCloseable {
             LOG.warn("Could not delete connector {}: {}", connector, e.getMessage());
         }
         try {
-            sourceDatabase.dropSlot(capture.get(CaptureConfig.SLOT), Duration.ofSeconds(30));
-            sourceDatabase.dropPublication(capture.get(CaptureConfig.PUBLICATION));
+            captureSource.removeCapture(Duration.ofSeconds(30));
         } catch (RuntimeException e) {
-            LOG.warn("Could not remove replication slot or publication: {}", e.getMessage());
+            LOG.warn("Could not remove capture from the source: {}", e.getMessage());
         }
     }
 
@@ -283,7 +295,7 @@ public final class Pipeline implements AutoCloseable {
      */
     public Duration awaitCaughtUp(Duration timeout) {
         return CatchUp.await(
-                sourceDatabase::nowMs,
+                captureSource::nowMs,
                 () -> sink.stats().appliedThroughMs(),
                 this::checkHealthy,
                 timeout);
@@ -299,8 +311,23 @@ public final class Pipeline implements AutoCloseable {
         return infra.source();
     }
 
-    public SourceDatabase sourceDatabase() {
-        return sourceDatabase;
+    /** The source as capture sees it: its settings, clock, capture job report. */
+    public CaptureSource captureSource() {
+        return captureSource;
+    }
+
+    /**
+     * Compares every table of the captured schemas with the warehouse: row count, content checksum
+     * and the first differing keys.
+     *
+     * @throws SQLException when a database cannot be read
+     */
+    public VerificationResult verify() throws SQLException {
+        return new WarehouseVerifier(
+                        this::sourceConnection,
+                        this::warehouseConnection,
+                        SourceCatalog.of(infra.source().kind()))
+                .verify(capture.schemas());
     }
 
     public NetChangeApp streams() {

@@ -17,6 +17,13 @@ public final class PostgresDialect implements SqlDialect {
         return "postgresql";
     }
 
+    /** deadlock_detected (40P01) and serialization_failure (40001). */
+    @Override
+    public boolean isRetryable(SQLException e) {
+        String state = e.getSQLState();
+        return "40P01".equals(state) || "40001".equals(state);
+    }
+
     @Override
     public String bigint() {
         return "BIGINT";

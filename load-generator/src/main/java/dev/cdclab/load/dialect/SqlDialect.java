@@ -1,5 +1,6 @@
 package dev.cdclab.load.dialect;
 
+import dev.cdclab.config.SourceKind;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -7,8 +8,30 @@ import java.util.List;
 /** What differs between source databases for the load generator: types, DDL, bulk load. */
 public interface SqlDialect {
 
+    /** The dialect of a kind of source. */
+    static SqlDialect of(SourceKind kind) {
+        return switch (kind) {
+            case POSTGRES -> new PostgresDialect();
+            case SQLSERVER -> new SqlServerDialect();
+        };
+    }
+
     /** A short name, e.g. {@code postgresql}. */
     String name();
+
+    /**
+     * True for an error after which the transaction is worth running again, as a client would: a
+     * deadlock victim, a serialization failure, a lock timeout. The transaction was rolled back.
+     */
+    boolean isRetryable(SQLException e);
+
+    /**
+     * Rows of {@code columns} values one multi-row {@code INSERT} may carry (SQL Server takes at
+     * most 2,100 parameters and 1,000 rows per statement).
+     */
+    default int maxRowsPerInsert(int columns) {
+        return 1000;
+    }
 
     /** Type of 64-bit integer keys and counters. */
     String bigint();

@@ -240,8 +240,7 @@ public final class LoadRunner {
             } catch (SQLException re) {
                 LOG.warn("Rollback failed: {}", re.getMessage());
             }
-            String state = e.getSQLState();
-            if ("40P01".equals(state) || "40001".equals(state)) {
+            if (workload.dialect().isRetryable(e)) {
                 return RETRY;
             }
             stats.error();

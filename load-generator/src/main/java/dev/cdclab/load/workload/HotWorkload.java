@@ -25,6 +25,11 @@ public final class HotWorkload implements Workload {
     }
 
     @Override
+    public SqlDialect dialect() {
+        return dialect;
+    }
+
+    @Override
     public String name() {
         return "hot";
     }

@@ -20,7 +20,6 @@ import java.util.function.LongConsumer;
  */
 final class LargeTransactionWorkload implements Workload {
     static final String TABLE = "t1_objects";
-    private static final int ROWS_PER_STATEMENT = 1000;
     private static final List<String> COLUMNS =
             List.of(
                     "object_id",
@@ -49,6 +48,11 @@ final class LargeTransactionWorkload implements Workload {
         this.dialect = dialect;
         this.options = options.withDefaults(0, 10_000, 0);
         this.single = single;
+    }
+
+    @Override
+    public SqlDialect dialect() {
+        return dialect;
     }
 
     @Override
@@ -148,14 +152,15 @@ final class LargeTransactionWorkload implements Workload {
     public TxPlan plan(long i) {
         int size = single ? 1 : options.txSize();
         long first = i * size + 1;
-        int statements = (size + ROWS_PER_STATEMENT - 1) / ROWS_PER_STATEMENT;
+        int perStatement = dialect.maxRowsPerInsert(COLUMNS.size());
+        int statements = (size + perStatement - 1) / perStatement;
         // generated as the transaction runs: an 800K-row transaction never sits in memory whole
         List<PlannedStatement> lazy =
                 new AbstractList<>() {
                     @Override
                     public PlannedStatement get(int s) {
-                        long from = first + (long) s * ROWS_PER_STATEMENT;
-                        int rows = (int) Math.min(ROWS_PER_STATEMENT, first + size - from);
+                        long from = first + (long) s * perStatement;
+                        int rows = (int) Math.min(perStatement, first + size - from);
                         List<Object[]> values = new ArrayList<>(rows);
                         for (int k = 0; k < rows; k++) {
                             values.add(row(from + k));

@@ -55,6 +55,11 @@ public final class MixWorkload implements Workload {
     }
 
     @Override
+    public SqlDialect dialect() {
+        return dialect;
+    }
+
+    @Override
     public String name() {
         return "mix";
     }

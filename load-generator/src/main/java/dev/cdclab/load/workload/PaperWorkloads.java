@@ -216,9 +216,11 @@ final class PaperWorkloads {
             int size = options.txSize();
             long first = options.prefillRows() + i * size + 1;
             List<PlannedStatement> st = new ArrayList<>();
-            for (int done = 0; done < size; done += ROWS_PER_STATEMENT) {
+            int perStatement =
+                    Math.min(ROWS_PER_STATEMENT, dialect.maxRowsPerInsert(columns.size()));
+            for (int done = 0; done < size; done += perStatement) {
                 List<Object[]> rows = new ArrayList<>();
-                for (int k = done; k < Math.min(size, done + ROWS_PER_STATEMENT); k++) {
+                for (int k = done; k < Math.min(size, done + perStatement); k++) {
                     rows.add(WideTable.row(columns, first + k, r));
                 }
                 st.add(WideTable.insert(table, columns, rows, 0));

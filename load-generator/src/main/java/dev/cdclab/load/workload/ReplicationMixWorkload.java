@@ -29,6 +29,11 @@ final class ReplicationMixWorkload implements Workload {
     }
 
     @Override
+    public SqlDialect dialect() {
+        return dialect;
+    }
+
+    @Override
     public String name() {
         return "R1";
     }

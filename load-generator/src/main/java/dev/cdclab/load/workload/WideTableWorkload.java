@@ -37,6 +37,11 @@ abstract class WideTableWorkload implements Workload {
     }
 
     @Override
+    public SqlDialect dialect() {
+        return dialect;
+    }
+
+    @Override
     public String name() {
         return name;
     }

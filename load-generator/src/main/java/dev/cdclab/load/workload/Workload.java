@@ -1,5 +1,6 @@
 package dev.cdclab.load.workload;
 
+import dev.cdclab.load.dialect.SqlDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -16,6 +17,9 @@ public interface Workload {
 
     /** One line on what it does. */
     String description();
+
+    /** The source database's SQL it speaks. */
+    SqlDialect dialect();
 
     /** Tables it writes, unqualified (in the connection's default schema). */
     List<String> tables();

@@ -9,7 +9,6 @@ import dev.cdclab.pipeline.Pipeline;
 import dev.cdclab.pipeline.report.Numbers;
 import dev.cdclab.pipeline.verify.TableResult;
 import dev.cdclab.pipeline.verify.VerificationResult;
-import dev.cdclab.pipeline.verify.WarehouseVerifier;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -37,11 +36,9 @@ public final class AdminServer implements AutoCloseable {
 
     private final HttpServer server;
     private final Pipeline pipeline;
-    private final List<String> schemas;
 
-    public AdminServer(Pipeline pipeline, List<String> schemas) throws IOException {
+    public AdminServer(Pipeline pipeline) throws IOException {
         this.pipeline = pipeline;
-        this.schemas = schemas;
         this.server =
                 HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.setExecutor(
@@ -100,9 +97,7 @@ public final class AdminServer implements AutoCloseable {
         try {
             Duration caughtUp = pipeline.awaitCaughtUp(timeout);
             m.put("caught_up_s", caughtUp.toMillis() / 1000.0);
-            VerificationResult v =
-                    new WarehouseVerifier(pipeline::sourceConnection, pipeline::warehouseConnection)
-                            .verify(schemas);
+            VerificationResult v = pipeline.verify();
             m.put("verified", v.matches());
             m.put("summary", v.summary());
             List<Map<String, Object>> tables = new ArrayList<>();

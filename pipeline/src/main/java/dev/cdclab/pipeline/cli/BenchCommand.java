@@ -10,7 +10,6 @@ import dev.cdclab.pipeline.report.InfraDescription;
 import dev.cdclab.pipeline.report.Machine;
 import dev.cdclab.pipeline.report.Numbers;
 import dev.cdclab.pipeline.verify.VerificationResult;
-import dev.cdclab.pipeline.verify.WarehouseVerifier;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -112,7 +111,7 @@ final class BenchCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--rates must list rates > 0");
         }
         PrintStream out = System.out;
-        Workload wl = knobs.create(workload);
+        Workload wl = knobs.create(workload, pipelineOptions.source);
         String runId = Commands.newRunId();
         Path work = Commands.workDir(pipelineOptions.workDir, runId, "bench");
         Commands.logTo(work, "cdc-lab.log");
@@ -220,9 +219,7 @@ final class BenchCommand implements Callable<Integer> {
                     break;
                 }
             }
-            VerificationResult v =
-                    new WarehouseVerifier(p::sourceConnection, p::warehouseConnection)
-                            .verify(List.of("public"));
+            VerificationResult v = p.verify();
             StepResult best = null;
             for (StepResult sr : results) {
                 if (sr.sustained()

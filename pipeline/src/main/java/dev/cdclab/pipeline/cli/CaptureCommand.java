@@ -1,9 +1,10 @@
 package dev.cdclab.pipeline.cli;
 
 import dev.cdclab.capture.CaptureConfig;
+import dev.cdclab.capture.CaptureSource;
 import dev.cdclab.capture.ConnectRestClient;
 import dev.cdclab.capture.DebeziumConnectorConfig;
-import dev.cdclab.capture.SourceDatabase;
+import dev.cdclab.config.SourceKind;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -18,12 +19,28 @@ import picocli.CommandLine.Option;
 @Command(
         name = "capture",
         mixinStandardHelpOptions = true,
-        description = "Print or register the Debezium PostgreSQL connector configuration.",
+        description =
+                "Print or register the Debezium connector configuration (PostgreSQL or SQL"
+                        + " Server).",
         subcommands = {CaptureCommand.PrintConfig.class, CaptureCommand.Register.class})
 final class CaptureCommand {
 
     /** Source options shared by the subcommands. */
     static final class SourceOptions {
+        @Option(
+                names = "--source",
+                paramLabel = "DB",
+                description = "postgres (default) or sqlserver.")
+        String source;
+
+        @Option(
+                names = "--bootstrap-servers",
+                paramLabel = "HOSTS",
+                description =
+                        "sqlserver: Kafka as the Connect workers reach it, for the connector's"
+                                + " schema history topic.")
+        String bootstrapServers;
+
         @Option(
                 names = "--source-host",
                 description = "Source host as the Connect workers reach it.")
@@ -45,6 +62,10 @@ final class CaptureCommand {
 
         CaptureConfig config() {
             Map<String, String> explicit = new LinkedHashMap<>();
+            explicit.put(
+                    CaptureConfig.SOURCE_KIND.key(),
+                    source == null ? null : SourceKind.parse(source).name());
+            explicit.put(CaptureConfig.KAFKA_BOOTSTRAP_SERVERS.key(), bootstrapServers);
             explicit.put(CaptureConfig.HOST.key(), host);
             explicit.put(CaptureConfig.PORT.key(), port);
             explicit.put(CaptureConfig.DATABASE.key(), database);
@@ -80,7 +101,8 @@ final class CaptureCommand {
             name = "register",
             mixinStandardHelpOptions = true,
             description = {
-                "Prepare the source (heartbeat table), validate the connector config against the"
+                "Prepare the source (heartbeat table; SQL Server: CDC on the database, its tables"
+                        + " and the capture job), validate the connector config against the"
                         + " cluster's plugin and create or update the connector, then wait until"
                         + " it runs.",
                 "The password comes from CDCLAB_SOURCE_PASSWORD."
@@ -95,9 +117,10 @@ final class CaptureCommand {
         public Integer call() {
             PrintStream out = System.out;
             CaptureConfig c = source.config();
-            SourceDatabase db = SourceDatabase.of(c);
-            db.prepare(c);
-            Map<String, String> cfg = DebeziumConnectorConfig.of(c);
+            CaptureSource db = CaptureSource.of(c);
+            db.prepare();
+            db.awaitReady(Duration.ofMinutes(2));
+            Map<String, String> cfg = db.connectorConfig();
             String name = c.get(CaptureConfig.CONNECTOR_NAME);
             ConnectRestClient rest = new ConnectRestClient(connectUrl);
             List<String> problems = rest.validate(name, cfg);
@@ -109,10 +132,8 @@ final class CaptureCommand {
             out.println("connector " + name + " running on " + connectUrl);
             out.println(
                     "changes go to "
-                            + DebeziumConnectorConfig.changeTopic(c.get(CaptureConfig.TOPIC_PREFIX))
-                            + ", transactions to "
-                            + c.get(CaptureConfig.TOPIC_PREFIX)
-                            + ".transaction");
+                            + DebeziumConnectorConfig.changeTopic(
+                                    c.get(CaptureConfig.TOPIC_PREFIX)));
             return 0;
         }
     }

@@ -21,6 +21,7 @@ import picocli.CommandLine.Command;
             VerifyCommand.class,
             LoadCommand.class,
             CaptureCommand.class,
+            SqlServerCommand.class,
             StreamsCommand.class,
             SinkCommand.class,
             ConfigCommand.class,

@@ -1,6 +1,7 @@
 package dev.cdclab.pipeline.cli;
 
 import dev.cdclab.config.Durations;
+import dev.cdclab.config.SourceKind;
 import dev.cdclab.load.run.LoadReport;
 import dev.cdclab.load.run.LoadRunner;
 import dev.cdclab.load.run.LoadStats;
@@ -42,13 +43,23 @@ final class LoadCommand implements Callable<Integer> {
     @Option(
             names = "--jdbc-url",
             required = true,
-            description = "e.g. jdbc:postgresql://localhost:5432/app")
+            description =
+                    "e.g. jdbc:postgresql://localhost:5432/app or"
+                            + " jdbc:sqlserver://localhost:1433;databaseName=app;trustServerCertificate=true")
     String jdbcUrl;
 
     @Option(
+            names = "--source",
+            paramLabel = "DB",
+            converter = PipelineOptions.SourceKindConverter.class,
+            description =
+                    "postgres or sqlserver; default: what --jdbc-url names. Selects the workload's"
+                            + " SQL (T-SQL for sqlserver).")
+    SourceKind source;
+
+    @Option(
             names = "--user",
-            defaultValue = "postgres",
-            description = "Database user (default: ${DEFAULT-VALUE}).")
+            description = "Database user (default: postgres, or sa for sqlserver).")
     String user;
 
     @Option(
@@ -111,13 +122,20 @@ final class LoadCommand implements Callable<Integer> {
                 passwordFile != null
                         ? Files.readString(passwordFile).trim()
                         : System.getenv("CDCLAB_SOURCE_PASSWORD");
+        SourceKind byUrl =
+                jdbcUrl.startsWith("jdbc:sqlserver:") ? SourceKind.SQLSERVER : SourceKind.POSTGRES;
         Properties props = new Properties();
-        props.setProperty("user", user);
+        props.setProperty(
+                "user", user != null ? user : byUrl == SourceKind.SQLSERVER ? "sa" : "postgres");
         if (password != null) {
             props.setProperty("password", password);
         }
-        props.setProperty("connectTimeout", "10");
-        Workload wl = knobs.create(workload);
+        props.setProperty(byUrl == SourceKind.SQLSERVER ? "loginTimeout" : "connectTimeout", "10");
+        if (source != null && source != byUrl) {
+            throw new IllegalArgumentException(
+                    "--source " + source.label() + " does not match --jdbc-url " + jdbcUrl);
+        }
+        Workload wl = knobs.create(workload, byUrl);
         try (Connection c = DriverManager.getConnection(jdbcUrl, props)) {
             if (setup.equals("create")) {
                 wl.createSchema(c);

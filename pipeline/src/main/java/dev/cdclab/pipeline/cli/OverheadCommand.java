@@ -12,7 +12,6 @@ import dev.cdclab.pipeline.report.InfraDescription;
 import dev.cdclab.pipeline.report.Machine;
 import dev.cdclab.pipeline.report.Numbers;
 import dev.cdclab.pipeline.verify.VerificationResult;
-import dev.cdclab.pipeline.verify.WarehouseVerifier;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -91,7 +90,7 @@ final class OverheadCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         for (String w : workloads) {
-            knobs.create(w);
+            knobs.create(w, pipelineOptions.source);
         }
         PrintStream out = System.out;
         String runId = Commands.newRunId();
@@ -112,8 +111,9 @@ final class OverheadCommand implements Callable<Integer> {
         boolean allVerified = true;
         Map<String, String> settings = null;
         Map<String, Object> infra = null;
+        String infraLine = null;
         for (String name : workloads) {
-            Workload wl = knobs.create(name);
+            Workload wl = knobs.create(name, pipelineOptions.source);
             String cellId = (runId + name).toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]", "");
             Measured off = captureOff(wl, work.resolve(name + "-off"), cellId + "off");
             Path on = work.resolve(name + "-on");
@@ -141,15 +141,14 @@ final class OverheadCommand implements Callable<Integer> {
                 p.awaitCaughtUp(Duration.ofMinutes(10));
                 settings = p.sourceSettings();
                 infra = InfraDescription.asMap(p.infrastructure());
+                infraLine = InfraDescription.line(p.infrastructure());
                 long next = warm(wl, p::sourceConnection);
                 p.awaitCaughtUp(Duration.ofMinutes(10));
                 p.sink().latency().reset();
                 onRun = measure(wl, p::sourceConnection, next, p);
                 catchUp = p.awaitCaughtUp(Duration.ofMinutes(10)).toMillis() / 1000.0;
                 e2e = p.sink().latency().endToEnd();
-                v =
-                        new WarehouseVerifier(p::sourceConnection, p::warehouseConnection)
-                                .verify(List.of("public"));
+                v = p.verify();
             } finally {
                 p.close();
             }
@@ -204,7 +203,7 @@ final class OverheadCommand implements Callable<Integer> {
         out.println("pipeline " + PipelineOptions.line(pipelineOptions.settings()));
         if (settings != null) {
             out.println("source   " + PipelineOptions.line(settings));
-            out.println("infra    " + PipelineOptions.line(infra));
+            out.println("infra    " + infraLine);
         }
         return allVerified ? 0 : CdcLab.VERIFY_FAILED;
     }

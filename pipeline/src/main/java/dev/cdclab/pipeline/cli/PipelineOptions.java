@@ -2,6 +2,7 @@ package dev.cdclab.pipeline.cli;
 
 import dev.cdclab.change.NetChangeMode;
 import dev.cdclab.config.Durations;
+import dev.cdclab.config.SourceKind;
 import dev.cdclab.pipeline.Pipeline;
 import dev.cdclab.pipeline.infra.InfraConfig;
 import dev.cdclab.pipeline.infra.InfraKind;
@@ -21,6 +22,16 @@ import picocli.CommandLine.Option;
  */
 final class PipelineOptions {
     @Option(
+            names = "--source",
+            paramLabel = "DB",
+            defaultValue = "postgres",
+            converter = SourceKindConverter.class,
+            description =
+                    "Source database: postgres (default) or sqlserver (with --infra containers or"
+                            + " --infra external: SQL Server cannot run embedded).")
+    SourceKind source;
+
+    @Option(
             names = "--infra",
             paramLabel = "KIND",
             description =
@@ -37,6 +48,22 @@ final class PipelineOptions {
                     "containers: source PostgreSQL image (default: $CDCLAB_POSTGRES_IMAGE, else"
                             + " postgres:17); a local image stands in for the official one.")
     String postgresImage;
+
+    @Option(
+            names = "--sqlserver-image",
+            paramLabel = "IMAGE",
+            description =
+                    "containers: source SQL Server image (default: $CDCLAB_SQLSERVER_IMAGE, else"
+                            + " mcr.microsoft.com/mssql/server:2022-latest).")
+    String sqlserverImage;
+
+    @Option(
+            names = "--accept-sqlserver-eula",
+            description =
+                    "containers: you accept the SQL Server image's licence"
+                            + " (https://go.microsoft.com/fwlink/?linkid=857698); it will not run"
+                            + " otherwise.")
+    Boolean acceptSqlServerEula;
 
     @Option(
             names = "--kafka-container",
@@ -178,6 +205,8 @@ final class PipelineOptions {
                     });
             setIf(b, InfraConfig.KIND.key(), infra);
             setIf(b, InfraConfig.POSTGRES_IMAGE.key(), postgresImage);
+            setIf(b, InfraConfig.SQLSERVER_IMAGE.key(), sqlserverImage);
+            setIf(b, InfraConfig.ACCEPT_SQLSERVER_EULA.key(), acceptSqlServerEula);
             setIf(b, InfraConfig.KAFKA_CONTAINER.key(), kafkaContainer);
             setIf(b, InfraConfig.KAFKA_IMAGE.key(), kafkaImage);
             setIf(b, InfraConfig.SOURCE_JDBC_URL.key(), sourceJdbcUrl);
@@ -198,7 +227,7 @@ final class PipelineOptions {
 
     /** Where the services come from. */
     InfraSpec infraSpec() {
-        return infraConfig().spec();
+        return infraConfig().spec(source);
     }
 
     InfraKind infraKind() {
@@ -246,6 +275,7 @@ final class PipelineOptions {
     /** The pipeline settings a report states: what these options set, and every -D override. */
     Map<String, Object> settings() {
         Map<String, Object> m = new LinkedHashMap<>();
+        m.put("source", source.label());
         m.put("interval", Durations.format(interval));
         m.put("grace", Durations.format(grace));
         m.put("net_changes", mode.name().toLowerCase(Locale.ROOT));
@@ -290,6 +320,18 @@ final class PipelineOptions {
                         default -> 0;
                     };
             return n << shift;
+        }
+    }
+
+    /** {@code postgres} or {@code sqlserver}. */
+    static final class SourceKindConverter implements CommandLine.ITypeConverter<SourceKind> {
+        @Override
+        public SourceKind convert(String value) {
+            try {
+                return SourceKind.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
         }
     }
 

@@ -13,7 +13,6 @@ import dev.cdclab.pipeline.report.ProgressLine;
 import dev.cdclab.pipeline.report.RateMeter;
 import dev.cdclab.pipeline.report.RunReport;
 import dev.cdclab.pipeline.verify.VerificationResult;
-import dev.cdclab.pipeline.verify.WarehouseVerifier;
 import dev.cdclab.sink.SinkStats;
 import dev.cdclab.streams.topology.NetChangeStats;
 import java.io.PrintStream;
@@ -113,7 +112,7 @@ final class RunCommand implements Callable<Integer> {
         if (transactions < 0) {
             throw new IllegalArgumentException("--transactions must be >= 0");
         }
-        Workload wl = knobs.create(workload);
+        Workload wl = knobs.create(workload, pipelineOptions.source);
         String runId = Commands.newRunId();
         Path work = Commands.workDir(pipelineOptions.workDir, runId, "run");
         Commands.logTo(work, "cdc-lab.log");
@@ -272,9 +271,7 @@ final class RunCommand implements Callable<Integer> {
                 loadSeconds);
         Duration catchUp = p.awaitCaughtUp(catchUpTimeout);
         out.println("verifying warehouse against source ...");
-        VerificationResult v =
-                new WarehouseVerifier(p::sourceConnection, p::warehouseConnection)
-                        .verify(List.of("public"));
+        VerificationResult v = p.verify();
 
         List<RunReport.TableCounts> tables = new ArrayList<>();
         TreeSet<String> names = new TreeSet<>(ns.tables().keySet());
@@ -322,6 +319,10 @@ final class RunCommand implements Callable<Integer> {
                                 p.sourceSettings(),
                                 pipeline,
                                 InfraDescription.asMap(p.infrastructure()),
+                                p.captureSource()
+                                        .jobReport()
+                                        .map(dev.cdclab.capture.CaptureJobReport::asMap)
+                                        .orElse(null),
                                 v,
                                 work.toString()));
         out.print(report.toText());

@@ -7,7 +7,6 @@ import dev.cdclab.pipeline.report.InfraDescription;
 import dev.cdclab.pipeline.report.Numbers;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -74,7 +73,7 @@ final class UpCommand implements Callable<Integer> {
                         + " PostgreSQL, Kafka, Kafka Connect + Debezium, Streams, sink ...");
         long t0 = System.nanoTime();
         p.start();
-        AdminServer admin = new AdminServer(p, List.of("public"));
+        AdminServer admin = new AdminServer(p);
         Commands.closeOnShutdown(admin);
         var src = p.source();
         Endpoints e =
@@ -106,14 +105,25 @@ final class UpCommand implements Callable<Integer> {
                         + e.sourceUser()
                         + "  password "
                         + e.sourcePassword());
-        out.printf(
-                Locale.ROOT,
-                "  psql              PGPASSWORD=%s psql -h %s -p %d -U %s %s%n",
-                e.sourcePassword(),
-                e.sourceHost(),
-                e.sourcePort(),
-                e.sourceUser(),
-                e.sourceDatabase());
+        if (src.kind() == dev.cdclab.config.SourceKind.SQLSERVER) {
+            out.printf(
+                    Locale.ROOT,
+                    "  sqlcmd            SQLCMDPASSWORD=%s sqlcmd -S %s,%d -U %s -d %s -C%n",
+                    e.sourcePassword(),
+                    e.sourceHost(),
+                    e.sourcePort(),
+                    e.sourceUser(),
+                    e.sourceDatabase());
+        } else {
+            out.printf(
+                    Locale.ROOT,
+                    "  psql              PGPASSWORD=%s psql -h %s -p %d -U %s %s%n",
+                    e.sourcePassword(),
+                    e.sourceHost(),
+                    e.sourcePort(),
+                    e.sourceUser(),
+                    e.sourceDatabase());
+        }
         out.println("  infrastructure    " + InfraDescription.line(p.infrastructure()));
         out.println("  Kafka bootstrap   " + e.kafkaBootstrap());
         out.println("  Connect REST      " + e.connectUrl());

@@ -1,6 +1,7 @@
 package dev.cdclab.pipeline.cli;
 
-import dev.cdclab.load.dialect.PostgresDialect;
+import dev.cdclab.config.SourceKind;
+import dev.cdclab.load.dialect.SqlDialect;
 import dev.cdclab.load.workload.Workload;
 import dev.cdclab.load.workload.WorkloadOptions;
 import dev.cdclab.load.workload.Workloads;
@@ -53,6 +54,15 @@ final class WorkloadKnobs {
      * @throws IllegalArgumentException for a bad thread count or an unknown name
      */
     Workload create(String name) {
+        return create(name, SourceKind.POSTGRES);
+    }
+
+    /**
+     * Creates a workload in the SQL of a source.
+     *
+     * @throws IllegalArgumentException for a bad thread count or an unknown name
+     */
+    Workload create(String name, SourceKind source) {
         if (threads < 1 || threads > 1000) {
             throw new IllegalArgumentException("--threads must be 1..1000");
         }
@@ -61,7 +71,7 @@ final class WorkloadKnobs {
         }
         return Workloads.create(
                 name,
-                new PostgresDialect(),
+                SqlDialect.of(source),
                 new WorkloadOptions(seed, prefill, txSize, filledColumns, hotKeys));
     }
 }

@@ -1,5 +1,6 @@
 package dev.cdclab.pipeline.infra;
 
+import dev.cdclab.config.SourceKind;
 import dev.cdclab.embedded.ConnectWorker;
 import dev.cdclab.embedded.KafkaBroker;
 import java.io.IOException;
@@ -8,6 +9,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -16,15 +21,18 @@ import java.util.Map;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.output.OutputFrame;
 import org.testcontainers.kafka.KafkaContainer;
+import org.testcontainers.mssqlserver.MSSQLServerContainer;
 import org.testcontainers.postgresql.PostgreSQLContainer;
 import org.testcontainers.utility.DockerImageName;
 
 /**
- * The source PostgreSQL (and Kafka, when asked) in containers started by Testcontainers; Connect,
- * Streams and the sink stay in this JVM. Containers publish their ports on 127.0.0.1 only, carry
- * the label {@code dev.cdclab.run=<run id>}, and are removed when this closes.
+ * The source database, PostgreSQL or SQL Server (and Kafka, when asked), in containers started by
+ * Testcontainers; Connect, Streams and the sink stay in this JVM. Containers publish their ports on
+ * 127.0.0.1 only, carry the label {@code dev.cdclab.run=<run id>}, and are removed when this
+ * closes.
  */
 final class ContainerInfrastructure implements Infrastructure {
     private static final Logger LOG = LoggerFactory.getLogger(ContainerInfrastructure.class);
@@ -34,12 +42,14 @@ final class ContainerInfrastructure implements Infrastructure {
 
     static final String POSTGRES_HOW =
             "--postgres-image, -D infra.postgres.image or " + ContainerImages.POSTGRES_ENV;
+    static final String SQLSERVER_HOW =
+            "--sqlserver-image, -D infra.sqlserver.image or " + ContainerImages.SQLSERVER_ENV;
     static final String KAFKA_HOW =
             "--kafka-image, -D infra.kafka.image or " + ContainerImages.KAFKA_ENV;
 
     private final StartedServices started;
     private final Map<String, String> images;
-    private final PostgreSQLContainer postgres;
+    private final GenericContainer<?> sourceContainer;
     private final SourceEndpoint source;
     private final String bootstrapServers;
     private final KafkaContainer kafkaContainer;
@@ -48,29 +58,37 @@ final class ContainerInfrastructure implements Infrastructure {
     private ContainerInfrastructure(
             StartedServices started,
             Map<String, String> images,
-            PostgreSQLContainer postgres,
+            SourceContainer source,
             String bootstrapServers,
             KafkaContainer kafkaContainer,
             ConnectWorker connect) {
         this.started = started;
         this.images = images;
-        this.postgres = postgres;
-        this.source = endpoint(postgres);
+        this.sourceContainer = source.container();
+        this.source = source.endpoint();
         this.bootstrapServers = bootstrapServers;
         this.kafkaContainer = kafkaContainer;
         this.connect = connect;
     }
 
+    /** A started source container and how to reach it. */
+    private record SourceContainer(GenericContainer<?> container, SourceEndpoint endpoint)
+            implements AutoCloseable {
+        @Override
+        public void close() {
+            container.stop();
+        }
+    }
+
     static Infrastructure start(InfraSpec.Containers spec, InfraSpec.Context ctx) {
-        DockerEngine.require("--infra containers");
+        requireSourceImage(spec);
         ContainerImages images = spec.images();
-        DockerEngine.requireImage(images.postgres(), POSTGRES_HOW);
         if (spec.kafkaInContainer()) {
             DockerEngine.requireImage(images.kafka(), KAFKA_HOW);
         }
         StartedServices started = new StartedServices();
         try {
-            PostgreSQLContainer pg = started.add("PostgreSQL container", postgres(images, ctx));
+            SourceContainer src = started.add("source container", source(spec, ctx));
             String bootstrap;
             KafkaContainer kafka = null;
             if (spec.kafkaInContainer()) {
@@ -87,7 +105,12 @@ final class ContainerInfrastructure implements Infrastructure {
                     started.add("Kafka Connect", LocalServices.connect(bootstrap, ctx));
             LOG.info("Kafka Connect started in {} ms", (System.nanoTime() - t0) / 1_000_000);
             return new ContainerInfrastructure(
-                    started, images.byRole(spec.kafkaInContainer()), pg, bootstrap, kafka, connect);
+                    started,
+                    images.byRole(spec.source(), spec.kafkaInContainer()),
+                    src,
+                    bootstrap,
+                    kafka,
+                    connect);
         } catch (RuntimeException e) {
             started.close();
             throw e;
@@ -95,24 +118,42 @@ final class ContainerInfrastructure implements Infrastructure {
     }
 
     static SourceService startSource(InfraSpec.Containers spec, InfraSpec.Context ctx) {
-        DockerEngine.require("--infra containers");
-        DockerEngine.requireImage(spec.images().postgres(), POSTGRES_HOW);
-        PostgreSQLContainer pg = postgres(spec.images(), ctx);
-        SourceEndpoint endpoint = endpoint(pg);
+        requireSourceImage(spec);
+        SourceContainer src = source(spec, ctx);
         return new SourceService() {
             @Override
             public SourceEndpoint endpoint() {
-                return endpoint;
+                return src.endpoint();
             }
 
             @Override
             public void close() {
-                pg.stop();
+                src.close();
             }
         };
     }
 
-    private static PostgreSQLContainer postgres(ContainerImages images, InfraSpec.Context ctx) {
+    /** Docker answers, the licence is accepted where one must be, and the image is here. */
+    private static void requireSourceImage(InfraSpec.Containers spec) {
+        if (spec.source() == SourceKind.SQLSERVER && !spec.acceptSqlServerLicense()) {
+            throw new InfraUnavailableException(
+                    "the SQL Server image runs only once you accept its licence (EULA,"
+                            + " https://go.microsoft.com/fwlink/?linkid=857698): pass"
+                            + " --accept-sqlserver-eula");
+        }
+        DockerEngine.require("--infra containers");
+        DockerEngine.requireImage(
+                spec.images().source(spec.source()),
+                spec.source() == SourceKind.SQLSERVER ? SQLSERVER_HOW : POSTGRES_HOW);
+    }
+
+    private static SourceContainer source(InfraSpec.Containers spec, InfraSpec.Context ctx) {
+        return spec.source() == SourceKind.SQLSERVER
+                ? sqlServer(spec.images(), ctx)
+                : postgres(spec.images(), ctx);
+    }
+
+    private static SourceContainer postgres(ContainerImages images, InfraSpec.Context ctx) {
         List<String> command = new ArrayList<>(List.of("postgres"));
         Map<String, String> settings =
                 Map.of(
@@ -141,28 +182,95 @@ final class ContainerInfrastructure implements Infrastructure {
                 .withCreateContainerCmdModifier(LoopbackPorts.only(5432))
                 .withLogConsumer(toFile(ctx.workDir().resolve("logs/postgres.log")))
                 .withStartupTimeout(Duration.ofMinutes(2));
+        startOrExplain(
+                pg, "PostgreSQL", images.postgres(), ctx.workDir().resolve("logs/postgres.log"));
+        return new SourceContainer(pg, endpoint(pg));
+    }
+
+    /**
+     * SQL Server with its Agent (CDC's capture job runs in it) and a database of the lab's own (CDC
+     * cannot be enabled on master); with {@code durable=false}, delayed durability forced.
+     */
+    private static SourceContainer sqlServer(ContainerImages images, InfraSpec.Context ctx) {
+        Path log = ctx.workDir().resolve("logs/sqlserver.log");
+        MSSQLServerContainer ms =
+                new MSSQLServerContainer(
+                        DockerImageName.parse(images.sqlserver())
+                                .asCompatibleSubstituteFor("mcr.microsoft.com/mssql/server"));
+        ms.acceptLicense()
+                .withEnv("MSSQL_AGENT_ENABLED", "true")
+                .withPassword(strongPassword())
+                .withLabel(RUN_LABEL, ctx.runId())
+                .withCreateContainerCmdModifier(LoopbackPorts.only(1433))
+                .withLogConsumer(toFile(log))
+                .withStartupTimeout(Duration.ofMinutes(4));
+        startOrExplain(ms, "SQL Server", images.sqlserver(), log);
+        String host = "localhost".equals(ms.getHost()) ? "127.0.0.1" : ms.getHost();
+        int port = ms.getMappedPort(1433);
+        String server =
+                "jdbc:sqlserver://"
+                        + host
+                        + ":"
+                        + port
+                        + ";encrypt=true;trustServerCertificate=true";
+        try (Connection c =
+                        DriverManager.getConnection(server, ms.getUsername(), ms.getPassword());
+                Statement s = c.createStatement()) {
+            s.execute("CREATE DATABASE [cdclab]");
+            s.execute("ALTER DATABASE [cdclab] SET ALLOW_SNAPSHOT_ISOLATION ON");
+            s.execute(
+                    "ALTER DATABASE [cdclab] SET DELAYED_DURABILITY = "
+                            + (ctx.durable() ? "DISABLED" : "FORCED"));
+        } catch (SQLException e) {
+            ms.stop();
+            throw new InfraUnavailableException(
+                    "the SQL Server container started but its database could not be created: "
+                            + e.getMessage(),
+                    e);
+        }
+        String url =
+                "jdbc:sqlserver://"
+                        + host
+                        + ":"
+                        + port
+                        + ";databaseName=cdclab;encrypt=true;trustServerCertificate=true";
+        return new SourceContainer(
+                ms,
+                new SourceEndpoint(
+                        SourceKind.SQLSERVER,
+                        url,
+                        host,
+                        port,
+                        "cdclab",
+                        ms.getUsername(),
+                        ms.getPassword()));
+    }
+
+    /** Starts a container; on failure, removes it and says which image and where its log is. */
+    private static void startOrExplain(GenericContainer<?> c, String what, String image, Path log) {
         long t0 = System.nanoTime();
         try {
-            pg.start();
+            c.start();
         } catch (RuntimeException e) {
-            pg.stop();
+            c.stop();
             throw new InfraUnavailableException(
-                    "the PostgreSQL container ("
-                            + images.postgres()
+                    "the "
+                            + what
+                            + " container ("
+                            + image
                             + ") did not start: "
                             + rootMessage(e)
                             + " (see "
-                            + ctx.workDir().resolve("logs/postgres.log")
+                            + log
                             + ")",
                     e);
         }
         LOG.info(
-                "PostgreSQL container {} ({}) ready in {} ms at {}",
-                pg.getContainerId(),
-                images.postgres(),
-                (System.nanoTime() - t0) / 1_000_000,
-                pg.getJdbcUrl());
-        return pg;
+                "{} container {} ({}) ready in {} ms",
+                what,
+                c.getContainerId(),
+                image,
+                (System.nanoTime() - t0) / 1_000_000);
     }
 
     private static KafkaContainer kafka(ContainerImages images, InfraSpec.Context ctx) {
@@ -227,6 +335,7 @@ final class ContainerInfrastructure implements Infrastructure {
         String host = "localhost".equals(pg.getHost()) ? "127.0.0.1" : pg.getHost();
         int port = pg.getMappedPort(5432);
         return new SourceEndpoint(
+                SourceKind.POSTGRES,
                 "jdbc:postgresql://" + host + ":" + port + "/" + pg.getDatabaseName(),
                 host,
                 port,
@@ -243,6 +352,11 @@ final class ContainerInfrastructure implements Infrastructure {
         String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
         int nl = m.indexOf('\n');
         return nl < 0 ? m : m.substring(0, nl);
+    }
+
+    /** Meets SQL Server's policy: upper and lower case, digits and a symbol. */
+    private static String strongPassword() {
+        return "Cd1!" + randomPassword();
     }
 
     private static String randomPassword() {
@@ -283,8 +397,8 @@ final class ContainerInfrastructure implements Infrastructure {
 
     @Override
     public void checkHealthy() {
-        if (!postgres.isRunning()) {
-            throw new IllegalStateException("the PostgreSQL container has stopped");
+        if (!sourceContainer.isRunning()) {
+            throw new IllegalStateException("the source container has stopped");
         }
         if (kafkaContainer != null && !kafkaContainer.isRunning()) {
             throw new IllegalStateException("the Kafka container has stopped");

@@ -1,5 +1,6 @@
 package dev.cdclab.pipeline.infra;
 
+import dev.cdclab.config.SourceKind;
 import dev.cdclab.embedded.ConnectWorker;
 import dev.cdclab.embedded.KafkaBroker;
 import dev.cdclab.embedded.PostgresServer;
@@ -79,7 +80,13 @@ final class EmbeddedInfrastructure implements Infrastructure {
 
     private static SourceEndpoint endpoint(PostgresServer pg) {
         return new SourceEndpoint(
-                pg.jdbcUrl(), pg.host(), pg.port(), pg.database(), pg.user(), pg.password());
+                SourceKind.POSTGRES,
+                pg.jdbcUrl(),
+                pg.host(),
+                pg.port(),
+                pg.database(),
+                pg.user(),
+                pg.password());
     }
 
     @Override

@@ -7,6 +7,7 @@ import static dev.cdclab.config.ConfigOption.stringOption;
 import dev.cdclab.config.ConfigException;
 import dev.cdclab.config.ConfigOption;
 import dev.cdclab.config.Configuration;
+import dev.cdclab.config.SourceKind;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,6 +38,23 @@ public final class InfraConfig {
                                     + ContainerImages.DEFAULT_POSTGRES
                                     + " (flag --postgres-image).")
                     .build();
+    public static final ConfigOption<String> SQLSERVER_IMAGE =
+            stringOption("sqlserver.image")
+                    .description(
+                            "containers: image of the source SQL Server, run with its Agent;"
+                                    + " default "
+                                    + ContainerImages.SQLSERVER_ENV
+                                    + ", else "
+                                    + ContainerImages.DEFAULT_SQLSERVER
+                                    + " (flag --sqlserver-image).")
+                    .build();
+    public static final ConfigOption<Boolean> ACCEPT_SQLSERVER_EULA =
+            booleanOption("accept.sqlserver.eula")
+                    .defaultValue(false)
+                    .description(
+                            "containers: you accept the SQL Server image's licence (EULA), which"
+                                    + " it needs to run (flag --accept-sqlserver-eula).")
+                    .build();
     public static final ConfigOption<Boolean> KAFKA_CONTAINER =
             booleanOption("kafka.container")
                     .defaultValue(false)
@@ -56,11 +74,14 @@ public final class InfraConfig {
     public static final ConfigOption<String> SOURCE_JDBC_URL =
             stringOption("source.jdbc.url")
                     .check(
-                            s -> s.startsWith("jdbc:postgresql:"),
-                            "must be a jdbc:postgresql:// URL")
+                            s ->
+                                    s.startsWith("jdbc:postgresql:")
+                                            || s.startsWith("jdbc:sqlserver:"),
+                            "must be a jdbc:postgresql:// or jdbc:sqlserver:// URL")
                     .description(
-                            "external: JDBC URL of the source database; Connect reaches it at the"
-                                    + " same host and port (flag --source-jdbc-url).")
+                            "external: JDBC URL of the source database (its kind follows from"
+                                    + " it); Connect reaches it at the same host and port (flag"
+                                    + " --source-jdbc-url).")
                     .build();
     public static final ConfigOption<String> SOURCE_USER =
             stringOption("source.user")
@@ -102,6 +123,8 @@ public final class InfraConfig {
             List.of(
                     KIND,
                     POSTGRES_IMAGE,
+                    SQLSERVER_IMAGE,
+                    ACCEPT_SQLSERVER_EULA,
                     KAFKA_CONTAINER,
                     KAFKA_IMAGE,
                     SOURCE_JDBC_URL,
@@ -112,7 +135,12 @@ public final class InfraConfig {
                     CONNECT_URL);
 
     private static final List<ConfigOption<?>> CONTAINER_ONLY =
-            List.of(POSTGRES_IMAGE, KAFKA_CONTAINER, KAFKA_IMAGE);
+            List.of(
+                    POSTGRES_IMAGE,
+                    SQLSERVER_IMAGE,
+                    ACCEPT_SQLSERVER_EULA,
+                    KAFKA_CONTAINER,
+                    KAFKA_IMAGE);
     private static final List<ConfigOption<?>> EXTERNAL_ONLY =
             List.of(
                     SOURCE_JDBC_URL,
@@ -146,12 +174,18 @@ public final class InfraConfig {
         return config.get(KIND);
     }
 
+    /** What to start for a PostgreSQL source. */
+    public InfraSpec spec() {
+        return spec(SourceKind.POSTGRES);
+    }
+
     /**
      * What to start.
      *
+     * @param source the source database the pipeline captures
      * @throws ConfigException naming the key that is missing, malformed or given for another kind
      */
-    public InfraSpec spec() {
+    public InfraSpec spec(SourceKind source) {
         InfraKind kind = kind();
         for (ConfigOption<?> o : CONTAINER_ONLY) {
             if (kind != InfraKind.CONTAINERS && config.isSet(o)) {
@@ -168,10 +202,32 @@ public final class InfraConfig {
                     "infra.kafka.image", "needs kafka.container=true (--kafka-container)");
         }
         return switch (kind) {
-            case EMBEDDED -> InfraSpec.embedded();
-            case CONTAINERS -> InfraSpec.containers(images(), config.get(KAFKA_CONTAINER));
+            case EMBEDDED -> {
+                if (source != SourceKind.POSTGRES) {
+                    throw new ConfigException(
+                            "infra.kind",
+                            "SQL Server cannot run embedded; use --infra containers or --infra"
+                                    + " external");
+                }
+                yield InfraSpec.embedded();
+            }
+            case CONTAINERS ->
+                    InfraSpec.containers(
+                            source,
+                            images(),
+                            config.get(KAFKA_CONTAINER),
+                            config.get(ACCEPT_SQLSERVER_EULA));
             case EXTERNAL -> {
                 InfraSpec.ExternalEndpoints e = externalEndpoints();
+                if (e.source().kind() != source) {
+                    throw new ConfigException(
+                            "infra.source.jdbc.url",
+                            "is a "
+                                    + e.source().kind().label()
+                                    + " URL but the source is "
+                                    + source.label()
+                                    + " (--source)");
+                }
                 yield InfraSpec.external(() -> e);
             }
         };
@@ -181,6 +237,7 @@ public final class InfraConfig {
     public ContainerImages images() {
         return ContainerImages.fromEnvironment()
                 .withPostgres(config.get(POSTGRES_IMAGE))
+                .withSqlServer(config.get(SQLSERVER_IMAGE))
                 .withKafka(config.get(KAFKA_IMAGE));
     }
 
@@ -204,7 +261,7 @@ public final class InfraConfig {
         }
         SourceEndpoint source;
         try {
-            source = SourceEndpoint.ofPostgresUrl(url, user, password());
+            source = SourceEndpoint.of(url, user, password());
         } catch (IllegalArgumentException e) {
             throw new ConfigException("infra.source.jdbc.url", e.getMessage());
         }

@@ -1,5 +1,6 @@
 package dev.cdclab.pipeline.infra;
 
+import dev.cdclab.config.SourceKind;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -51,11 +52,22 @@ public sealed interface InfraSpec
         return new Embedded();
     }
 
+    /** A PostgreSQL source (and Kafka, when asked) in containers Testcontainers starts. */
+    static InfraSpec containers(ContainerImages images, boolean kafkaInContainer) {
+        return new Containers(SourceKind.POSTGRES, images, kafkaInContainer, false);
+    }
+
     /**
      * The source (and Kafka, when {@code kafkaInContainer}) in containers Testcontainers starts.
+     *
+     * @param acceptSqlServerLicense true when the user has accepted the SQL Server image's EULA
      */
-    static InfraSpec containers(ContainerImages images, boolean kafkaInContainer) {
-        return new Containers(images, kafkaInContainer);
+    static InfraSpec containers(
+            SourceKind source,
+            ContainerImages images,
+            boolean kafkaInContainer,
+            boolean acceptSqlServerLicense) {
+        return new Containers(source, images, kafkaInContainer, acceptSqlServerLicense);
     }
 
     /**
@@ -87,10 +99,17 @@ public sealed interface InfraSpec
     /**
      * Containers started by Testcontainers.
      *
+     * @param source which database the source container runs
      * @param images the images to run
      * @param kafkaInContainer true runs Kafka in a container too; false runs the embedded broker
+     * @param acceptSqlServerLicense whether the SQL Server image's EULA was accepted
      */
-    record Containers(ContainerImages images, boolean kafkaInContainer) implements InfraSpec {
+    record Containers(
+            SourceKind source,
+            ContainerImages images,
+            boolean kafkaInContainer,
+            boolean acceptSqlServerLicense)
+            implements InfraSpec {
         @Override
         public InfraKind kind() {
             return InfraKind.CONTAINERS;

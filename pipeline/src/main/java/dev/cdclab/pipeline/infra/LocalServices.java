@@ -2,6 +2,7 @@ package dev.cdclab.pipeline.infra;
 
 import dev.cdclab.embedded.ConnectWorker;
 import dev.cdclab.embedded.KafkaBroker;
+import dev.cdclab.plugins.ConnectPlugins;
 
 /** The services every kind may run in this JVM: the KRaft broker and the Connect worker. */
 final class LocalServices {
@@ -23,6 +24,8 @@ final class LocalServices {
         return ConnectWorker.builder()
                 .bootstrapServers(bootstrapServers)
                 .groupId(connectGroup(ctx.runId()))
+                // connectors whose Debezium version differs from the class path's, isolated
+                .pluginPath(ConnectPlugins.directory())
                 // loopback: compression costs CPU at three hops and saves nothing
                 .property("producer.compression.type", "none")
                 .start();

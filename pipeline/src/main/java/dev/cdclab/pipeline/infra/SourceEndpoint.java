@@ -1,13 +1,16 @@
 package dev.cdclab.pipeline.infra;
 
+import dev.cdclab.config.SourceKind;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.util.Locale;
 import java.util.Properties;
 
 /**
  * How the pipeline, and a Connect worker on this machine, reach the source database.
  *
+ * @param kind which database it is
  * @param jdbcUrl JDBC URL of the source database
  * @param host host name or address
  * @param port TCP port
@@ -16,14 +19,35 @@ import java.util.Properties;
  * @param password that user's password (never printed by {@link #toString()})
  */
 public record SourceEndpoint(
-        String jdbcUrl, String host, int port, String database, String user, String password) {
+        SourceKind kind,
+        String jdbcUrl,
+        String host,
+        int port,
+        String database,
+        String user,
+        String password) {
 
     /**
-     * Reads host, port and database from a PostgreSQL JDBC URL.
+     * Reads the source kind, host, port and database from a JDBC URL: {@code
+     * jdbc:postgresql://host:port/db} or {@code jdbc:sqlserver://host:port;databaseName=db}.
      *
-     * @throws IllegalArgumentException when the URL is not a {@code jdbc:postgresql:} URL with a
-     *     host and a database
+     * @throws IllegalArgumentException when the URL is neither, or names no host or database
      */
+    public static SourceEndpoint of(String jdbcUrl, String user, String password) {
+        if (jdbcUrl.startsWith("jdbc:postgresql:")) {
+            return ofPostgresUrl(jdbcUrl, user, password);
+        }
+        if (jdbcUrl.startsWith("jdbc:sqlserver:")) {
+            return ofSqlServerUrl(jdbcUrl, user, password);
+        }
+        throw new IllegalArgumentException(
+                "'"
+                        + jdbcUrl
+                        + "' is neither a PostgreSQL (jdbc:postgresql://host:port/db) nor a SQL"
+                        + " Server (jdbc:sqlserver://host:port;databaseName=db) JDBC URL");
+    }
+
+    /** Reads host, port and database from a PostgreSQL JDBC URL. */
     public static SourceEndpoint ofPostgresUrl(String jdbcUrl, String user, String password) {
         Properties p = org.postgresql.Driver.parseURL(jdbcUrl, new Properties());
         if (p == null) {
@@ -38,7 +62,42 @@ public record SourceEndpoint(
         if (db == null || db.isBlank()) {
             throw new IllegalArgumentException("JDBC URL '" + jdbcUrl + "' names no database");
         }
-        return new SourceEndpoint(jdbcUrl, host, Integer.parseInt(port), db, user, password);
+        return new SourceEndpoint(
+                SourceKind.POSTGRES, jdbcUrl, host, Integer.parseInt(port), db, user, password);
+    }
+
+    /** Reads host, port and database from a SQL Server JDBC URL. */
+    public static SourceEndpoint ofSqlServerUrl(String jdbcUrl, String user, String password) {
+        String rest = jdbcUrl.substring("jdbc:sqlserver://".length());
+        String[] parts = rest.split(";");
+        String hostPort = parts[0];
+        String host = hostPort;
+        int port = 1433;
+        int colon = hostPort.lastIndexOf(':');
+        if (colon > 0) {
+            host = hostPort.substring(0, colon);
+            port = Integer.parseInt(hostPort.substring(colon + 1));
+        }
+        int backslash = host.indexOf('\\');
+        if (backslash >= 0) {
+            host = host.substring(0, backslash);
+        }
+        String db = null;
+        for (int i = 1; i < parts.length; i++) {
+            String[] kv = parts[i].split("=", 2);
+            String k = kv[0].trim().toLowerCase(Locale.ROOT);
+            if (kv.length == 2 && (k.equals("databasename") || k.equals("database"))) {
+                db = kv[1].trim();
+            }
+        }
+        if (host.isBlank()) {
+            throw new IllegalArgumentException("JDBC URL '" + jdbcUrl + "' names no host");
+        }
+        if (db == null || db.isBlank()) {
+            throw new IllegalArgumentException(
+                    "JDBC URL '" + jdbcUrl + "' names no database (;databaseName=...)");
+        }
+        return new SourceEndpoint(SourceKind.SQLSERVER, jdbcUrl, host, port, db, user, password);
     }
 
     /** A new connection as {@link #user()}. */
@@ -48,7 +107,7 @@ public record SourceEndpoint(
         if (password != null) {
             p.setProperty("password", password);
         }
-        p.setProperty("connectTimeout", "10");
+        p.setProperty(kind == SourceKind.SQLSERVER ? "loginTimeout" : "connectTimeout", "10");
         return DriverManager.getConnection(jdbcUrl, p);
     }
 

@@ -53,6 +53,7 @@ public final class RunReport {
      * @param sourceSettings source settings
      * @param pipeline pipeline settings
      * @param infrastructure kind and images of the services, as {@link InfraDescription#asMap}
+     * @param captureJob the source's capture job on its own work (SQL Server), or null
      * @param verification comparison result
      * @param workDir where data and logs are
      */
@@ -82,10 +83,15 @@ public final class RunReport {
             Map<String, String> sourceSettings,
             Map<String, Object> pipeline,
             Map<String, Object> infrastructure,
+            Map<String, Object> captureJob,
             VerificationResult verification,
             String workDir) {}
 
     private final Facts f;
+
+    private static String rate(Object perSecond) {
+        return perSecond instanceof Number n ? Numbers.rate(n.doubleValue()) : "-";
+    }
 
     public RunReport(Facts facts) {
         this.f = facts;
@@ -164,6 +170,9 @@ public final class RunReport {
         m.put("source_settings", f.sourceSettings());
         m.put("pipeline", f.pipeline());
         m.put("infrastructure", f.infrastructure());
+        if (f.captureJob() != null) {
+            m.put("capture_job", f.captureJob());
+        }
         m.put("machine", Machine.describe());
         List<Map<String, Object>> vt = new ArrayList<>();
         for (TableResult t : f.verification().tables()) {
@@ -299,6 +308,21 @@ public final class RunReport {
             b.append(String.format(Locale.ROOT, "              %-40s ", e.getKey().label()))
                     .append(millis(e.getValue(), 1))
                     .append("\n");
+        }
+        if (f.captureJob() != null) {
+            Map<String, Object> j = f.captureJob();
+            b.append(
+                    String.format(
+                            Locale.ROOT,
+                            "capture job   %s log scan sessions, %s transactions, %s commands, max"
+                                    + " latency %s s; CDC throughput %s commands/s (while more"
+                                    + " than 5 s behind: %s)%n",
+                            j.get("sessions"),
+                            j.get("tran_count"),
+                            j.get("command_count"),
+                            j.get("max_latency_s"),
+                            rate(j.get("cdc_throughput_commands_per_s")),
+                            rate(j.get("cdc_throughput_commands_per_s_while_latency_over_5s"))));
         }
         b.append("source        ");
         List<String> settings = new ArrayList<>();

@@ -87,7 +87,9 @@ final class CanonicalValue {
             }
             case TIME -> {
                 String s = rs.getString(i);
-                return s == null ? null : LocalTime.parse(s).toString();
+                return s == null
+                        ? null
+                        : LocalTime.parse(s.trim()).truncatedTo(ChronoUnit.MICROS).toString();
             }
             case BYTES -> {
                 byte[] b = rs.getBytes(i);

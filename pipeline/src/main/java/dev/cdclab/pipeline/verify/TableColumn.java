@@ -9,4 +9,4 @@ import dev.cdclab.sink.warehouse.ColumnKind;
  * @param kind how values are compared
  * @param key true for primary-key columns
  */
-record TableColumn(String name, ColumnKind kind, boolean key) {}
+public record TableColumn(String name, ColumnKind kind, boolean key) {}

@@ -1,6 +1,8 @@
 package dev.cdclab.pipeline.verify;
 
+import dev.cdclab.config.SourceKind;
 import dev.cdclab.sink.warehouse.ColumnKind;
+import dev.cdclab.sink.warehouse.TableName;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -28,10 +30,17 @@ public final class WarehouseVerifier {
 
     private final Connector source;
     private final Connector warehouse;
+    private final SourceCatalog catalog;
 
+    /** A verifier of a PostgreSQL source. */
     public WarehouseVerifier(Connector source, Connector warehouse) {
+        this(source, warehouse, SourceCatalog.of(SourceKind.POSTGRES));
+    }
+
+    public WarehouseVerifier(Connector source, Connector warehouse, SourceCatalog catalog) {
         this.source = source;
         this.warehouse = warehouse;
+        this.catalog = catalog;
     }
 
     /**
@@ -43,68 +52,28 @@ public final class WarehouseVerifier {
         List<TableResult> results = new ArrayList<>();
         try (Connection src = source.open();
                 Connection wh = warehouse.open()) {
-            for (String table : tables(src, schemas)) {
+            for (TableName table : catalog.tables(src, schemas)) {
                 results.add(compare(src, wh, table));
             }
         }
         return new VerificationResult(results);
     }
 
-    private static List<String> tables(Connection src, List<String> schemas) throws SQLException {
-        List<String> out = new ArrayList<>();
-        try (PreparedStatement ps =
-                src.prepareStatement(
-                        "SELECT n.nspname || '.' || c.relname FROM pg_class c JOIN pg_namespace n"
-                                + " ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p') AND"
-                                + " n.nspname = ANY (?) ORDER BY 1")) {
-            ps.setArray(1, src.createArrayOf("text", schemas.toArray()));
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(rs.getString(1));
-                }
-            }
-        }
-        return out;
-    }
-
-    private static List<TableColumn> columns(Connection src, String table) throws SQLException {
-        List<TableColumn> cols = new ArrayList<>();
-        try (PreparedStatement ps =
-                src.prepareStatement(
-                        "SELECT a.attname, t.typname, information_schema._pg_numeric_precision("
-                                + "a.atttypid, a.atttypmod), information_schema._pg_numeric_scale("
-                                + "a.atttypid, a.atttypmod), coalesce(a.attnum = ANY (i.indkey),"
-                                + " false) FROM pg_attribute a JOIN pg_type t ON t.oid ="
-                                + " a.atttypid LEFT JOIN pg_index i ON i.indrelid = a.attrelid AND"
-                                + " i.indisprimary WHERE a.attrelid = ?::regclass AND a.attnum > 0"
-                                + " AND NOT a.attisdropped ORDER BY a.attnum")) {
-            ps.setString(1, table);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    Integer precision = (Integer) rs.getObject(3);
-                    Integer scale = (Integer) rs.getObject(4);
-                    ColumnKind kind = ColumnKind.ofSourceType(rs.getString(2), precision, scale);
-                    cols.add(
-                            new TableColumn(
-                                    rs.getString(1),
-                                    kind == null ? ColumnKind.TEXT : kind,
-                                    rs.getBoolean(5)));
-                }
-            }
-        }
-        return cols;
-    }
-
-    private TableResult compare(Connection src, Connection wh, String table) throws SQLException {
-        List<TableColumn> cols = columns(src, table);
+    private TableResult compare(Connection src, Connection wh, TableName name) throws SQLException {
+        String table = name.schema() + "." + name.table();
+        List<TableColumn> cols = catalog.columns(src, name);
         List<TableColumn> keys = cols.stream().filter(TableColumn::key).toList();
         if (keys.isEmpty()) {
             return new TableResult(table, 0, 0, "", "", List.of(), "no primary key");
         }
-        String[] parts = table.split("\\.", 2);
-        String whTable = quote(parts[0]) + "." + quote(parts[1]);
-        if (!warehouseHas(wh, parts[0], parts[1])) {
-            long n = count(src, table);
+        String notCaptured = catalog.notCaptured(src, name);
+        if (notCaptured != null) {
+            return new TableResult(table, 0, 0, "", "", List.of(), notCaptured);
+        }
+        String srcTable = catalog.qualified(name);
+        String whTable = quote(name.schema()) + "." + quote(name.table());
+        if (!warehouseHas(wh, name.schema(), name.table())) {
+            long n = count(src, srcTable);
             if (n == 0) {
                 // nothing was ever written, so nothing was captured: still a match
                 return new TableResult(table, 0, 0, "0", "0", List.of(), null);
@@ -118,11 +87,10 @@ public final class WarehouseVerifier {
                     List.of(Difference.table("table missing in the warehouse")),
                     null);
         }
+        String srcSelect =
+                cols.stream().map(c -> catalog.quote(c.name())).collect(Collectors.joining(", "));
         String select = cols.stream().map(c -> quote(c.name())).collect(Collectors.joining(", "));
-        String srcOrder =
-                keys.stream()
-                        .map(k -> quote(k.name()) + (isText(k) ? " COLLATE \"C\"" : ""))
-                        .collect(Collectors.joining(", "));
+        String srcOrder = keys.stream().map(catalog::orderBy).collect(Collectors.joining(", "));
         String whOrder = keys.stream().map(k -> quote(k.name())).collect(Collectors.joining(", "));
         Side s = new Side();
         Side w = new Side();
@@ -134,9 +102,9 @@ public final class WarehouseVerifier {
             try (ResultSet sr =
                             ss.executeQuery(
                                     "SELECT "
-                                            + select
+                                            + srcSelect
                                             + " FROM "
-                                            + table
+                                            + srcTable
                                             + " ORDER BY "
                                             + srcOrder);
                     ResultSet wr =
@@ -190,10 +158,6 @@ public final class WarehouseVerifier {
         if (diffs.size() < MAX_DIFFERENCES) {
             diffs.add(d);
         }
-    }
-
-    private static boolean isText(TableColumn c) {
-        return c.kind() == ColumnKind.TEXT || c.kind() == ColumnKind.JSON;
     }
 
     private static long count(Connection c, String table) throws SQLException {

@@ -136,4 +136,93 @@ class CdcLabCliTest {
                 .as("docs/configuration.md is stale; regenerate it from 'cdc-lab config'")
                 .contains(cfg.out().strip());
     }
+
+    @Test
+    void sqlserverScriptPrintsTheWorkloadAndTheCaptureSetup() {
+        Result r =
+                run(
+                        "sqlserver",
+                        "script",
+                        "--workload",
+                        "W4",
+                        "--maxtrans",
+                        "5000",
+                        "--maxscans",
+                        "100",
+                        "--pollinginterval",
+                        "1",
+                        "--captured-columns",
+                        "id,c01,c02,gen_commit_us",
+                        "--supports-net-changes",
+                        "--filegroup",
+                        "CDC_FG");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out())
+                .startsWith("-- cdc-lab: SQL Server change data capture for database [cdclab]")
+                .contains("CREATE TABLE wide (id BIGINT PRIMARY KEY")
+                .contains("CREATE OR ALTER TRIGGER wide_fill_c02 ON wide AFTER INSERT")
+                .contains("EXEC sys.sp_cdc_enable_db;")
+                .contains(
+                        "EXEC sys.sp_cdc_enable_table @source_schema = N'dbo', @source_name ="
+                                + " N'wide', @role_name = NULL, @supports_net_changes = 1,"
+                                + " @captured_column_list = N'[id], [c01], [c02], [gen_commit_us]',"
+                                + " @filegroup_name = N'CDC_FG';")
+                .contains(
+                        "@maxtrans = 5000, @maxscans = 100, @continuous = 1, @pollinginterval = 1;")
+                .contains("EXEC sys.sp_cdc_start_job @job_type = N'capture';");
+        assertThat(run("sqlserver", "script").code()).isEqualTo(CdcLab.USAGE);
+    }
+
+    @Test
+    void sqlServerWhereItCannotRunIsOneLine() {
+        Result embedded = run("run", "--source", "sqlserver", "--work-dir", dir.toString());
+        assertThat(embedded.code()).isEqualTo(CdcLab.USAGE);
+        assertThat(embedded.err().lines().toList())
+                .singleElement()
+                .asString()
+                .contains("SQL Server cannot run embedded");
+        Result noEula =
+                run(
+                        "run",
+                        "--source",
+                        "sqlserver",
+                        "--infra",
+                        "containers",
+                        "--work-dir",
+                        dir.toString());
+        assertThat(noEula.code()).isEqualTo(CdcLab.FAILED);
+        assertThat(noEula.err().lines().toList())
+                .singleElement()
+                .asString()
+                .contains("--accept-sqlserver-eula");
+        assertThat(run("run", "--source", "oracle", "--work-dir", dir.toString()).err())
+                .contains("'oracle' is not a source; use postgres or sqlserver");
+    }
+
+    @Test
+    void captureConfigForSqlServerNeedsKafkaForItsSchemaHistory() {
+        Result missing =
+                run("capture", "print-config", "--source", "sqlserver", "--source-host", "db");
+        assertThat(missing.code()).isEqualTo(CdcLab.USAGE);
+        assertThat(missing.err()).contains("kafka.bootstrap.servers");
+        Result ok =
+                run(
+                        "capture",
+                        "print-config",
+                        "--source",
+                        "sqlserver",
+                        "--source-host",
+                        "db",
+                        "--bootstrap-servers",
+                        "kafka:9092",
+                        "-D",
+                        "source.password=hunter2");
+        assertThat(ok.code()).as(ok.err()).isZero();
+        assertThat(ok.out())
+                .contains("io.debezium.connector.sqlserver.SqlServerConnector")
+                .contains("\"database.names\" : \"cdclab\"")
+                .contains("\"driver.trustServerCertificate\" : \"true\"")
+                .contains("\"schema.history.internal.kafka.bootstrap.servers\" : \"kafka:9092\"")
+                .doesNotContain("hunter2");
+    }
 }

@@ -11,7 +11,10 @@ import dev.cdclab.change.ColumnSpec;
 import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetChangeMode;
 import dev.cdclab.change.NetOperation;
+import dev.cdclab.change.RowImage;
+import dev.cdclab.change.Schemas;
 import dev.cdclab.change.SourcePosition;
+import dev.cdclab.change.StageTimes;
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -340,6 +343,111 @@ abstract class WarehouseContract {
                     .isEqualTo("3f2504e0-4f89-11d3-9a0c-0305e82c3301");
             assertThat(rs.getString(11)).isEqualTo("{\"a\": 1}");
             assertThat(rs.getString(12)).isEqualTo("it's \"quoted\", with, commas\nand a newline");
+        }
+    }
+
+    /** Columns as the Debezium SQL Server connector describes them. */
+    private static List<ColumnSpec> sqlServerColumns() {
+        return List.of(
+                new ColumnSpec("id", "INT32", true, false, null, null, "int32", null),
+                new ColumnSpec("status", "STRING", false, true, null, null, "string", null),
+                new ColumnSpec("amount", "DECIMAL", false, true, 12, 2, "string", null),
+                new ColumnSpec("paid", "BOOLEAN", false, true, null, null, "boolean", null),
+                new ColumnSpec(
+                        "placed_at",
+                        "INT64",
+                        false,
+                        true,
+                        null,
+                        null,
+                        "int64",
+                        "io.debezium.time.NanoTimestamp"),
+                new ColumnSpec(
+                        "shipped_at",
+                        "STRING",
+                        false,
+                        true,
+                        null,
+                        null,
+                        "string",
+                        "io.debezium.time.ZonedTimestamp"),
+                new ColumnSpec("ref", "STRING", false, true, null, null, "string", null));
+    }
+
+    private static NetChange sqlServerChange(
+            String table, NetOperation op, int id, String status, String position) {
+        ObjectNode key = NetChanges.M.createObjectNode().put("id", id);
+        ObjectNode after = null;
+        if (op != NetOperation.DELETE) {
+            after =
+                    NetChanges.M.createObjectNode()
+                            .put("id", id)
+                            .put("status", status)
+                            .put("amount", "12.30")
+                            .put("paid", "paid".equals(status))
+                            .put("placed_at", 1_763_683_200_123_456_700L)
+                            .put("shipped_at", "2025-11-21T00:00:00.123456Z")
+                            .put("ref", "6F9619FF-8B86-D011-B42D-00C04FC964FF");
+        }
+        return new NetChange(
+                table,
+                op,
+                key,
+                after == null ? null : RowImage.of(after),
+                List.of(),
+                Schemas.describe(sqlServerColumns()),
+                0,
+                1000,
+                position,
+                position,
+                position.substring(0, 22),
+                1_763_683_200_000L,
+                1,
+                false,
+                NetChangeMode.ALL,
+                new StageTimes(1, 2, 3, 4),
+                null);
+    }
+
+    @Test
+    void sqlServerChangesApplyInTheOrderOfTheirPositions() throws Exception {
+        String t = "dbo.orders_" + Long.toHexString(System.nanoTime());
+        String p1 =
+                SourcePosition.sqlServer("00000027:00000758:0005", "00000027:00000750:0002", 1L);
+        String p2 =
+                SourcePosition.sqlServer("00000027:00000758:0005", "00000027:00000750:0002", 2L);
+        String p3 =
+                SourcePosition.sqlServer("00000028:00000010:0001", "00000027:00000900:0001", 1L);
+        writer.apply(List.of(sqlServerChange(t, NetOperation.INSERT, 1, "new", p1)), 100);
+        writer.apply(List.of(sqlServerChange(t, NetOperation.UPDATE, 1, "paid", p3)), 200);
+        // a replay of the older change must not take the row back
+        writer.apply(List.of(sqlServerChange(t, NetOperation.UPDATE, 1, "stale", p2)), 300);
+        writer.apply(List.of(sqlServerChange(t, NetOperation.INSERT, 2, "new", p1)), 400);
+        writer.apply(List.of(sqlServerChange(t, NetOperation.DELETE, 2, null, p3)), 500);
+        writer.apply(List.of(sqlServerChange(t, NetOperation.INSERT, 2, "ghost", p2)), 600);
+        String[] parts = t.split("\\.");
+        try (Connection c = writer.openReader();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT id, status, amount, paid, placed_at, shipped_at, ref,"
+                                        + " _cdc_lsn FROM \""
+                                        + parts[0]
+                                        + "\".\""
+                                        + parts[1]
+                                        + "\" ORDER BY id")) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getInt(1)).isEqualTo(1);
+            assertThat(rs.getString(2)).isEqualTo("paid");
+            assertThat(rs.getBigDecimal(3)).isEqualByComparingTo("12.30");
+            assertThat(rs.getBoolean(4)).isTrue();
+            assertThat(rs.getObject(5).toString())
+                    .startsWith("2025-11-21")
+                    .contains("00:00:00.123456");
+            assertThat(rs.getObject(6)).isNotNull();
+            assertThat(rs.getString(7)).isEqualTo("6F9619FF-8B86-D011-B42D-00C04FC964FF");
+            assertThat(rs.getString(8)).isEqualTo(p3);
+            assertThat(rs.next()).as("the deleted key stays deleted").isFalse();
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.cdclab.capture;
 
+import dev.cdclab.config.SourceKind;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -12,10 +13,11 @@ import java.util.Map;
 import java.util.Properties;
 
 /**
- * The source PostgreSQL database as capture sees it: checks it can be captured, creates the
- * heartbeat table, reads the settings every report prints, and tells when streaming has begun.
+ * PostgreSQL as capture sees it: logical decoding through pgoutput, a {@code FOR ALL TABLES}
+ * publication (so tables created later are captured), a replication slot, and the heartbeat table
+ * with one row per partition.
  */
-public final class SourceDatabase {
+public final class PostgresCapture implements CaptureSource {
     /** Settings that decide durability and log throughput; printed with every result. */
     public static final String[] REPORTED_SETTINGS = {
         "server_version",
@@ -31,28 +33,54 @@ public final class SourceDatabase {
         "shared_buffers"
     };
 
+    private final CaptureConfig config;
     private final String jdbcUrl;
     private final Properties props;
 
-    public SourceDatabase(String jdbcUrl, String user, String password) {
-        this.jdbcUrl = jdbcUrl;
+    PostgresCapture(CaptureConfig c) {
+        this.config = c;
+        this.jdbcUrl = c.jdbcUrl();
         this.props = new Properties();
-        props.setProperty("user", user);
-        if (password != null) {
-            props.setProperty("password", password);
+        props.setProperty("user", c.user());
+        if (c.password() != null) {
+            props.setProperty("password", c.password());
         }
         props.setProperty("connectTimeout", "10");
     }
 
-    public static SourceDatabase of(CaptureConfig c) {
-        return new SourceDatabase(c.jdbcUrl(), c.get(CaptureConfig.USER), c.password());
+    @Override
+    public SourceKind kind() {
+        return SourceKind.POSTGRES;
     }
 
-    /**
-     * Opens a connection.
-     *
-     * @throws IllegalStateException with one line naming the URL when it cannot connect
-     */
+    @Override
+    public CaptureConfig config() {
+        return config;
+    }
+
+    @Override
+    public Map<String, String> connectorConfig() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
+        m.put("plugin.name", "pgoutput");
+        m.put("database.dbname", config.get(CaptureConfig.DATABASE));
+        m.put("slot.name", config.get(CaptureConfig.SLOT));
+        m.put("publication.name", config.get(CaptureConfig.PUBLICATION));
+        // FOR ALL TABLES: tables created while the pipeline runs are captured without a restart
+        m.put("publication.autocreate.mode", "all_tables");
+        m.put("schema.include.list", DebeziumConnectorConfig.schemaList(config));
+        // precision and scale of decimals (sent as strings) need the source type; every other
+        // type is told by its Connect type and Debezium's semantic name, so keep events small
+        m.put("datatype.propagate.source.type", ".+\\.numeric,.+\\.decimal,.+\\.money");
+        return DebeziumConnectorConfig.assemble(
+                config,
+                m,
+                "",
+                "UPDATE " + DebeziumConnectorConfig.HEARTBEAT_TABLE + " SET ts = now()",
+                DebeziumConnectorConfig.Router.TO_LOGICAL_TOPIC);
+    }
+
+    @Override
     public Connection connect() {
         try {
             return DriverManager.getConnection(jdbcUrl, props);
@@ -62,13 +90,8 @@ public final class SourceDatabase {
         }
     }
 
-    /**
-     * Checks logical decoding is on and creates the heartbeat table with one row per partition of
-     * the changes topic.
-     *
-     * @throws IllegalStateException naming what is missing
-     */
-    public void prepare(String topicPrefix, int partitions) {
+    @Override
+    public void check() {
         try (Connection c = connect();
                 Statement s = c.createStatement()) {
             String wal = setting(s, "wal_level");
@@ -78,31 +101,41 @@ public final class SourceDatabase {
                                 + wal
                                 + "'; logical decoding needs wal_level=logical");
             }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read source settings: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Checks logical decoding is on and creates the heartbeat table with one row per partition of
+     * the changes topic.
+     *
+     * @throws IllegalStateException naming what is missing
+     */
+    @Override
+    public void prepare() {
+        check();
+        String table = DebeziumConnectorConfig.HEARTBEAT_TABLE;
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
             s.execute("CREATE SCHEMA IF NOT EXISTS " + CaptureConfig.LAB_SCHEMA);
             s.execute(
                     "CREATE TABLE IF NOT EXISTS "
-                            + DebeziumConnectorConfig.HEARTBEAT_TABLE
+                            + table
                             + " (id INT PRIMARY KEY, ts TIMESTAMPTZ NOT NULL)");
-            s.execute("DELETE FROM " + DebeziumConnectorConfig.HEARTBEAT_TABLE);
-            for (int id : HeartbeatRows.idsFor(topicPrefix, partitions)) {
-                s.execute(
-                        "INSERT INTO "
-                                + DebeziumConnectorConfig.HEARTBEAT_TABLE
-                                + " (id, ts) VALUES ("
-                                + id
-                                + ", now())");
+            s.execute("DELETE FROM " + table);
+            for (int id :
+                    HeartbeatRows.idsFor(
+                            config.get(CaptureConfig.TOPIC_PREFIX),
+                            config.get(CaptureConfig.PARTITIONS))) {
+                s.execute("INSERT INTO " + table + " (id, ts) VALUES (" + id + ", now())");
             }
         } catch (SQLException e) {
             throw new IllegalStateException("cannot prepare source: " + e.getMessage(), e);
         }
     }
 
-    /** Prepares for a connector configured by {@code c}. */
-    public void prepare(CaptureConfig c) {
-        prepare(c.get(CaptureConfig.TOPIC_PREFIX), c.get(CaptureConfig.PARTITIONS));
-    }
-
-    /** Current values of {@link #REPORTED_SETTINGS}. */
+    @Override
     public Map<String, String> settings() {
         Map<String, String> out = new LinkedHashMap<>();
         try (Connection c = connect();
@@ -123,7 +156,7 @@ public final class SourceDatabase {
         }
     }
 
-    /** The source's clock, epoch milliseconds (commit times are taken from it). */
+    @Override
     public long nowMs() {
         try (Connection c = connect();
                 Statement s = c.createStatement();
@@ -137,44 +170,18 @@ public final class SourceDatabase {
         }
     }
 
-    /**
-     * Waits until Debezium streams: its heartbeat action query only runs after the snapshot.
-     *
-     * @throws IllegalStateException on timeout
-     */
+    @Override
     public void awaitStreaming(Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        String sql = "SELECT max(ts) FROM " + DebeziumConnectorConfig.HEARTBEAT_TABLE;
-        try (Connection c = connect();
-                PreparedStatement ps = c.prepareStatement(sql)) {
-            Object initial;
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                initial = rs.getObject(1);
-            }
-            while (System.nanoTime() < deadline) {
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    Object now = rs.getObject(1);
-                    if (now != null && !now.equals(initial)) {
-                        return;
-                    }
-                }
-                Thread.sleep(100);
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot read heartbeat table: " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
-        throw new IllegalStateException(
-                "capture did not start streaming within " + timeout.toSeconds() + "s");
+        HeartbeatWatch.awaitChange(
+                this::connect,
+                "SELECT max(ts) FROM " + DebeziumConnectorConfig.HEARTBEAT_TABLE,
+                timeout);
     }
 
-    /** Drops the replication slot (after the connector is gone), so WAL is not retained. */
-    public void dropSlot(String slot) {
-        dropSlot(slot, Duration.ZERO);
+    @Override
+    public void removeCapture(Duration wait) {
+        dropSlot(config.get(CaptureConfig.SLOT), wait);
+        dropPublication(config.get(CaptureConfig.PUBLICATION));
     }
 
     /**

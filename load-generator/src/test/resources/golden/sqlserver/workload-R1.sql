@@ -1,0 +1,4 @@
+DROP TABLE IF EXISTS r1_rows
+GO
+CREATE TABLE r1_rows (id BIGINT PRIMARY KEY, version INT, updated_at DATETIMEOFFSET(6), payload NVARCHAR(1000), gen_commit_us BIGINT)
+GO

@@ -1,0 +1,71 @@
+package dev.cdclab.pipeline.verify;
+
+import dev.cdclab.sink.warehouse.ColumnKind;
+import dev.cdclab.sink.warehouse.TableName;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/** PostgreSQL's catalog: {@code pg_class}, {@code pg_attribute}, {@code pg_index}. */
+final class PostgresCatalog implements SourceCatalog {
+    @Override
+    public List<TableName> tables(Connection c, List<String> schemas) throws SQLException {
+        List<TableName> out = new ArrayList<>();
+        try (PreparedStatement ps =
+                c.prepareStatement(
+                        "SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid"
+                                + " = c.relnamespace WHERE c.relkind IN ('r', 'p') AND n.nspname ="
+                                + " ANY (?) ORDER BY 1, 2")) {
+            ps.setArray(1, c.createArrayOf("text", schemas.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new TableName(rs.getString(1), rs.getString(2)));
+                }
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public List<TableColumn> columns(Connection c, TableName t) throws SQLException {
+        List<TableColumn> cols = new ArrayList<>();
+        try (PreparedStatement ps =
+                c.prepareStatement(
+                        "SELECT a.attname, t.typname, information_schema._pg_numeric_precision("
+                                + "a.atttypid, a.atttypmod), information_schema._pg_numeric_scale("
+                                + "a.atttypid, a.atttypmod), coalesce(a.attnum = ANY (i.indkey),"
+                                + " false) FROM pg_attribute a JOIN pg_type t ON t.oid ="
+                                + " a.atttypid LEFT JOIN pg_index i ON i.indrelid = a.attrelid AND"
+                                + " i.indisprimary WHERE a.attrelid = ?::regclass AND a.attnum > 0"
+                                + " AND NOT a.attisdropped ORDER BY a.attnum")) {
+            ps.setString(1, qualified(t));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    Integer precision = (Integer) rs.getObject(3);
+                    Integer scale = (Integer) rs.getObject(4);
+                    ColumnKind kind = ColumnKind.ofSourceType(rs.getString(2), precision, scale);
+                    cols.add(
+                            new TableColumn(
+                                    rs.getString(1),
+                                    kind == null ? ColumnKind.TEXT : kind,
+                                    rs.getBoolean(5)));
+                }
+            }
+        }
+        return cols;
+    }
+
+    @Override
+    public String quote(String identifier) {
+        return "\"" + identifier.replace("\"", "\"\"") + "\"";
+    }
+
+    @Override
+    public String orderBy(TableColumn key) {
+        boolean text = key.kind() == ColumnKind.TEXT || key.kind() == ColumnKind.JSON;
+        return quote(key.name()) + (text ? " COLLATE \"C\"" : "");
+    }
+}
