@@ -38,6 +38,27 @@ public final class CaptureConfig {
         DIRECT
     }
 
+    /** The shape of the change events the connector writes. */
+    public enum EventFormat {
+        /** Debezium's envelope: before, after, source, op, with their Connect schema. */
+        ENVELOPE,
+        /**
+         * The row alone, as Debezium's {@code ExtractNewRecordState} makes it, with the fields the
+         * pipeline needs added ({@code __op}, {@code __source_ts_ms}, the position): a fraction of
+         * the bytes, and still a typed, standard format.
+         */
+        FLAT
+    }
+
+    public static final ConfigOption<EventFormat> EVENT_FORMAT =
+            enumOption("event.format", EventFormat.class)
+                    .defaultValue(EventFormat.FLAT)
+                    .description(
+                            "envelope: Debezium's change envelope; flat: the row with the"
+                                    + " envelope's fields added by Debezium's ExtractNewRecordState"
+                                    + " (a standard SMT, so the config still runs on any Connect"
+                                    + " cluster with Debezium).")
+                    .build();
     public static final ConfigOption<SourceKind> SOURCE_KIND =
             enumOption("source.kind", SourceKind.class)
                     .defaultValue(SourceKind.POSTGRES)
@@ -293,6 +314,7 @@ public final class CaptureConfig {
                     REPLICATION_FACTOR,
                     HEARTBEAT,
                     SNAPSHOT_MODE,
+                    EVENT_FORMAT,
                     POLL_INTERVAL,
                     MAX_BATCH_SIZE,
                     MAX_QUEUE_SIZE,

@@ -46,13 +46,15 @@ public final class DebeziumConnectorConfig {
      *     name ({@code ""} for PostgreSQL, {@code "<db>."} for SQL Server)
      * @param heartbeatQuery the heartbeat action query in the source's SQL
      * @param router the routing transform the source's Debezium plugin ships
+     * @param positionFields the {@code source} fields that hold the source's log position
      */
     static Map<String, String> assemble(
             CaptureConfig c,
             Map<String, String> specific,
             String topicNamespace,
             String heartbeatQuery,
-            Router router) {
+            Router router,
+            String positionFields) {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("tasks.max", "1");
         m.put("database.hostname", c.get(CaptureConfig.HOST));
@@ -86,7 +88,17 @@ public final class DebeziumConnectorConfig {
         // every captured table goes to one topic that exists before capture starts: consumers
         // never have to discover topics of tables created later, and partitions stay fixed
         String prefix = c.get(CaptureConfig.TOPIC_PREFIX);
-        m.put("transforms", "route");
+        if (c.get(CaptureConfig.EVENT_FORMAT) == CaptureConfig.EventFormat.FLAT) {
+            m.put("transforms", "unwrap,route");
+            m.put("transforms.unwrap.type", "io.debezium.transforms.ExtractNewRecordState");
+            m.put(
+                    "transforms.unwrap.add.fields",
+                    "op,ts_ms,source.ts_ms,schema,table," + positionFields);
+            // deletes stay records (with __deleted), no tombstones
+            m.put("transforms.unwrap.delete.tombstone.handling.mode", "rewrite");
+        } else {
+            m.put("transforms", "route");
+        }
         m.put("transforms.route.type", router.className());
         m.put("transforms.route.topic.regex", routeRegex(c, topicNamespace));
         m.put("transforms.route.topic.replacement", changeTopic(prefix));

@@ -77,7 +77,8 @@ public final class PostgresCapture implements CaptureSource {
                 m,
                 "",
                 "UPDATE " + DebeziumConnectorConfig.HEARTBEAT_TABLE + " SET ts = now()",
-                DebeziumConnectorConfig.Router.TO_LOGICAL_TOPIC);
+                DebeziumConnectorConfig.Router.TO_LOGICAL_TOPIC,
+                "lsn,txId");
     }
 
     @Override

@@ -106,7 +106,8 @@ public final class SqlServerCapture implements CaptureSource {
                         + SqlServerScript.bracket(CaptureConfig.LAB_SCHEMA)
                         + ".[heartbeat] SET ts = SYSUTCDATETIME()",
                 // the SQL Server plugin is 3.6, whose router has the old name
-                DebeziumConnectorConfig.Router.BY_LOGICAL_TABLE);
+                DebeziumConnectorConfig.Router.BY_LOGICAL_TABLE,
+                "commit_lsn,change_lsn,event_serial_no");
     }
 
     private String kafkaBootstrap() {

@@ -7,6 +7,7 @@ import dev.cdclab.pipeline.infra.InfraSpec;
 import dev.cdclab.pipeline.infra.SourceEndpoint;
 import dev.cdclab.pipeline.logging.LogFile;
 import dev.cdclab.pipeline.operate.CatchUpTimeoutException;
+import dev.cdclab.pipeline.operate.KafkaExitGuard;
 import dev.cdclab.pipeline.verify.VerificationResult;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -180,6 +181,8 @@ public final class CdcLabExtension
     }
 
     private void start(String name) {
+        // a fatal Kafka error must fail the test, not halt the JVM and leave servers behind
+        KafkaExitGuard.install();
         if (attachedSource != null && !attachedSource.isRunning()) {
             attachedSource.start();
             startedSource = true;

@@ -129,6 +129,13 @@ public final class NetChangeConfig {
                                     + " faster; rocksdb spills to disk for long intervals and huge"
                                     + " transactions.")
                     .build();
+    public static final ConfigOption<Boolean> STATE_CACHE =
+            booleanOption("state.cache")
+                    .defaultValue(true)
+                    .description(
+                            "Kafka Streams' record cache in front of the open-interval store; off"
+                                    + " writes every update of a key to the changelog.")
+                    .build();
     public static final ConfigOption<String> PLACEHOLDER =
             stringOption("unavailable.value.placeholder")
                     .defaultValue("__debezium_unavailable_value")
@@ -174,6 +181,7 @@ public final class NetChangeConfig {
                     THREADS,
                     STATE_DIR,
                     STATE_STORE,
+                    STATE_CACHE,
                     PLACEHOLDER,
                     GENERATOR_COLUMN,
                     HEARTBEAT_TABLE,

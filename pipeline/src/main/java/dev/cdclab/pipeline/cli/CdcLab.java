@@ -2,8 +2,8 @@ package dev.cdclab.pipeline.cli;
 
 import dev.cdclab.config.ConfigException;
 import dev.cdclab.config.OneLineError;
+import dev.cdclab.pipeline.operate.KafkaExitGuard;
 import java.io.PrintWriter;
-import org.apache.kafka.common.utils.Exit;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -53,15 +53,7 @@ public final class CdcLab {
     public static int execute(String... args) {
         // Kafka, Connect and Streams call Exit on fatal errors; in this process that must become
         // an error we report and clean up after, not an instant JVM exit
-        Exit.setExitProcedure(
-                (code, message) -> {
-                    throw new KafkaExitRequest(code, message);
-                });
-        Exit.setHaltProcedure(
-                (code, message) -> {
-                    throw new KafkaExitRequest(code, message);
-                });
-        Exit.setShutdownHookAdder((name, hook) -> {});
+        KafkaExitGuard.install();
         CommandLine cl = new CommandLine(new CdcLab());
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setParameterExceptionHandler(
@@ -104,15 +96,6 @@ public final class CdcLab {
         }
         int nl = msg.indexOf('\n');
         return nl < 0 ? msg : msg.substring(0, nl);
-    }
-
-    /** Thrown instead of a JVM exit that Kafka code asked for. */
-    static final class KafkaExitRequest extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        KafkaExitRequest(int code, String message) {
-            super("Kafka requested exit " + code + (message == null ? "" : ": " + message));
-        }
     }
 
     /** Version from the jar manifest. */

@@ -27,7 +27,11 @@ import java.util.Set;
 /**
  * Reads Debezium change events written by Kafka Connect's {@code JsonConverter} (value schemas
  * enabled; key schemas either way) in one streaming pass: the row image is kept as the bytes
- * Debezium wrote, and the value schema is parsed once per distinct schema.
+ * Debezium wrote, and the value schema is parsed once per distinct schema. Both of Debezium's
+ * shapes are read: its envelope ({@code before}, {@code after}, {@code source}, {@code op}) and the
+ * flat row {@code ExtractNewRecordState} makes of it, with the envelope's fields added as {@code
+ * __op}, {@code __ts_ms}, {@code __source_ts_ms}, {@code __lsn}, {@code __txId}, {@code
+ * __commit_lsn}, ... ({@code add.fields}).
  */
 public final class DebeziumEventReader {
     /** Debezium's default {@code unavailable.value.placeholder}. */
@@ -88,7 +92,11 @@ public final class DebeziumEventReader {
         Long generator;
         boolean seenSource;
         boolean nullPayload;
+        boolean flat;
     }
+
+    /** Prefix {@code ExtractNewRecordState} gives the fields it adds. */
+    public static final String FLAT_PREFIX = "__";
 
     /**
      * Reads one change event.
@@ -113,7 +121,12 @@ public final class DebeziumEventReader {
                 if (t != JsonToken.START_OBJECT) {
                     throw new MalformedRecordException("payload is not an object");
                 }
+                int start = (int) p.currentTokenLocation().getByteOffset();
                 readPayload(p, pl);
+                if (pl.flat) {
+                    pl.afterStart = start;
+                    pl.afterEnd = (int) p.currentTokenLocation().getByteOffset() + 1;
+                }
             } catch (IOException e) {
                 throw new MalformedRecordException("change event is not JSON: " + e.getMessage());
             }
@@ -138,7 +151,12 @@ public final class DebeziumEventReader {
                     if (t == JsonToken.VALUE_NULL) {
                         pl.nullPayload = true;
                     } else if (t == JsonToken.START_OBJECT) {
+                        int start = (int) p.currentTokenLocation().getByteOffset();
                         readPayload(p, pl);
+                        if (pl.flat) {
+                            pl.afterStart = start;
+                            pl.afterEnd = (int) p.currentTokenLocation().getByteOffset() + 1;
+                        }
                     } else {
                         throw new MalformedRecordException("payload is not an object");
                     }
@@ -271,9 +289,16 @@ public final class DebeziumEventReader {
     }
 
     private void readPayload(JsonParser p, Payload pl) throws IOException {
+        List<String> unavailable = null;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             JsonToken t = p.nextToken();
+            if (field.startsWith(FLAT_PREFIX)) {
+                if (readFlatField(p, t, field.substring(FLAT_PREFIX.length()), pl)) {
+                    pl.flat = true;
+                    continue;
+                }
+            }
             switch (field) {
                 case "op" -> {
                     String op = p.getText();
@@ -299,26 +324,49 @@ public final class DebeziumEventReader {
                     while (p.nextToken() == JsonToken.FIELD_NAME) {
                         String sf = p.currentName();
                         JsonToken st = p.nextToken();
-                        switch (sf) {
-                            case "schema" -> pl.schema = p.getValueAsString();
-                            case "table" -> pl.table = p.getValueAsString();
-                            case "ts_ms" -> pl.sourceTsMs = p.getValueAsLong(Long.MIN_VALUE);
-                            case "lsn" -> pl.lsn = numberOrNull(p, st);
-                            case "txId" -> pl.txId = numberOrNull(p, st);
-                            case "commit_lsn" -> pl.commitLsn = textOrNull(p, st);
-                            case "change_lsn" -> pl.changeLsn = textOrNull(p, st);
-                            case "event_serial_no" -> pl.eventSerialNo = numberOrNull(p, st);
-                            default -> {
-                                if (st == JsonToken.START_OBJECT || st == JsonToken.START_ARRAY) {
-                                    p.skipChildren();
-                                }
-                            }
+                        if (!readSourceField(p, st, sf, pl)
+                                && (st == JsonToken.START_OBJECT || st == JsonToken.START_ARRAY)) {
+                            p.skipChildren();
                         }
                     }
                 }
-                default -> p.skipChildren();
+                default -> {
+                    // a column of a flat row, or an envelope field this reader does not need
+                    if (scanColumn(p, field, t, pl)) {
+                        if (unavailable == null) {
+                            unavailable = new ArrayList<>(2);
+                        }
+                        unavailable.add(field);
+                    }
+                }
             }
         }
+        if (pl.flat) {
+            pl.seenSource = pl.table != null;
+            pl.afterNull = pl.op == 'd';
+            if (unavailable != null) {
+                pl.unavailable = Collections.unmodifiableList(unavailable);
+            }
+        }
+    }
+
+    /** One field of the {@code source} block; false when it is not one this reader uses. */
+    private static boolean readSourceField(JsonParser p, JsonToken t, String field, Payload pl)
+            throws IOException {
+        switch (field) {
+            case "schema" -> pl.schema = p.getValueAsString();
+            case "table" -> pl.table = p.getValueAsString();
+            case "ts_ms" -> pl.sourceTsMs = p.getValueAsLong(Long.MIN_VALUE);
+            case "lsn" -> pl.lsn = numberOrNull(p, t);
+            case "txId" -> pl.txId = numberOrNull(p, t);
+            case "commit_lsn" -> pl.commitLsn = textOrNull(p, t);
+            case "change_lsn" -> pl.changeLsn = textOrNull(p, t);
+            case "event_serial_no" -> pl.eventSerialNo = numberOrNull(p, t);
+            default -> {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static Long numberOrNull(JsonParser p, JsonToken t) throws IOException {
@@ -348,33 +396,33 @@ public final class DebeziumEventReader {
         throw new MalformedRecordException("source." + p.currentName() + " is not a string: " + t);
     }
 
+    /** One field {@code ExtractNewRecordState} added; false when it is not one of those. */
+    private static boolean readFlatField(JsonParser p, JsonToken t, String name, Payload pl)
+            throws IOException {
+        switch (name) {
+            case "op" -> {
+                String op = p.getText();
+                pl.op = op.length() == 1 ? op.charAt(0) : '?';
+            }
+            case "ts_ms" -> pl.capturedMs = p.getValueAsLong(Long.MIN_VALUE);
+            case "source_ts_ms" -> pl.sourceTsMs = p.getValueAsLong(Long.MIN_VALUE);
+            case "deleted" -> {
+                // rewrite mode marks deletes; __op says the same
+            }
+            default -> {
+                return readSourceField(p, t, name, pl);
+            }
+        }
+        return true;
+    }
+
     /** Walks the after image: finds placeholders and the generator column. */
     private void scanAfter(JsonParser p, Payload pl) throws IOException {
         List<String> unavailable = null;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String col = p.currentName();
             JsonToken t = p.nextToken();
-            boolean placeholderValue = false;
-            if (t == JsonToken.VALUE_STRING) {
-                placeholderValue = isPlaceholder(p.getText());
-            } else if (t == JsonToken.START_ARRAY) {
-                JsonToken first = p.nextToken();
-                if (first == JsonToken.VALUE_STRING && isPlaceholder(p.getText())) {
-                    placeholderValue = p.nextToken() == JsonToken.END_ARRAY;
-                    if (!placeholderValue) {
-                        p.skipChildren();
-                        skipRestOfArray(p);
-                    }
-                } else if (first != JsonToken.END_ARRAY) {
-                    p.skipChildren();
-                    skipRestOfArray(p);
-                }
-            } else if (t == JsonToken.START_OBJECT) {
-                p.skipChildren();
-            } else if (t.isNumeric() && col.equals(generatorColumn)) {
-                pl.generator = p.getLongValue();
-            }
-            if (placeholderValue) {
+            if (scanColumn(p, col, t, pl)) {
                 if (unavailable == null) {
                     unavailable = new ArrayList<>(2);
                 }
@@ -384,6 +432,34 @@ public final class DebeziumEventReader {
         if (unavailable != null) {
             pl.unavailable = Collections.unmodifiableList(unavailable);
         }
+    }
+
+    /**
+     * Reads past one column's value, noting the generator column; true when the value is the
+     * unavailable-value placeholder.
+     */
+    private boolean scanColumn(JsonParser p, String col, JsonToken t, Payload pl)
+            throws IOException {
+        if (t == JsonToken.VALUE_STRING) {
+            return isPlaceholder(p.getText());
+        } else if (t == JsonToken.START_ARRAY) {
+            JsonToken first = p.nextToken();
+            if (first == JsonToken.VALUE_STRING && isPlaceholder(p.getText())) {
+                if (p.nextToken() == JsonToken.END_ARRAY) {
+                    return true;
+                }
+                p.skipChildren();
+                skipRestOfArray(p);
+            } else if (first != JsonToken.END_ARRAY) {
+                p.skipChildren();
+                skipRestOfArray(p);
+            }
+        } else if (t == JsonToken.START_OBJECT) {
+            p.skipChildren();
+        } else if (t != null && t.isNumeric() && col.equals(generatorColumn)) {
+            pl.generator = p.getLongValue();
+        }
+        return false;
     }
 
     private static void skipRestOfArray(JsonParser p) throws IOException {
@@ -443,17 +519,27 @@ public final class DebeziumEventReader {
             throw new MalformedRecordException("unreadable schema: " + e.getMessage());
         }
         JsonNode row = null;
+        boolean flat = false;
         for (JsonNode f : schema.path("fields")) {
             String name = f.path("field").asText();
             if ("after".equals(name) || ("before".equals(name) && row == null)) {
                 row = f;
+            } else if ((FLAT_PREFIX + "op").equals(name)) {
+                flat = true;
             }
+        }
+        if (flat) {
+            // ExtractNewRecordState: the row's columns are the schema's own fields
+            row = schema;
         }
         if (row == null) {
             throw new MalformedRecordException("schema has no before/after struct");
         }
         List<ColumnSpec> cols = new ArrayList<>();
         for (JsonNode c : row.path("fields")) {
+            if (flat && c.path("field").asText().startsWith(FLAT_PREFIX)) {
+                continue;
+            }
             JsonNode params = c.path("parameters");
             String connectType = c.path("type").asText("string");
             String semantic = c.hasNonNull("name") ? c.get("name").asText() : null;

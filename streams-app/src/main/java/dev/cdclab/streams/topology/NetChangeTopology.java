@@ -77,9 +77,12 @@ public final class NetChangeTopology {
                 config.get(NetChangeConfig.STATE_STORE) == StateStoreType.ROCKSDB
                         ? Stores.persistentKeyValueStore(PENDING_STORE)
                         : Stores.inMemoryKeyValueStore(PENDING_STORE);
+        var pending =
+                Stores.keyValueStoreBuilder(pendingSupplier, Serdes.Bytes(), Serdes.ByteArray());
         t.addStateStore(
-                Stores.keyValueStoreBuilder(pendingSupplier, Serdes.Bytes(), Serdes.ByteArray())
-                        .withCachingEnabled(),
+                config.get(NetChangeConfig.STATE_CACHE)
+                        ? pending.withCachingEnabled()
+                        : pending.withCachingDisabled(),
                 "net-change-fold");
         t.addStateStore(
                 Stores.keyValueStoreBuilder(

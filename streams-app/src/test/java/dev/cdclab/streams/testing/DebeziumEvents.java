@@ -1,11 +1,13 @@
 package dev.cdclab.streams.testing;
 
+import io.debezium.transforms.ExtractNewRecordState;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.json.JsonConverter;
+import org.apache.kafka.connect.source.SourceRecord;
 
 /**
  * Builds Kafka records shaped like the capture connector's: Debezium's envelope, routed to one
@@ -63,10 +65,41 @@ public final class DebeziumEvents {
 
     private final JsonConverter keys = new JsonConverter();
     private final JsonConverter values = new JsonConverter();
+    private final ExtractNewRecordState<SourceRecord> unwrap;
 
+    /** Events in Debezium's envelope. */
     public DebeziumEvents() {
+        this(false);
+    }
+
+    /**
+     * @param flat true makes flat rows with Debezium's own {@code ExtractNewRecordState}, set up as
+     *     the capture stage sets it up
+     */
+    public DebeziumEvents(boolean flat) {
         keys.configure(Map.of("schemas.enable", "false"), true);
         values.configure(Map.of("schemas.enable", "true"), false);
+        if (flat) {
+            unwrap = new ExtractNewRecordState<>();
+            unwrap.configure(
+                    Map.of(
+                            "add.fields",
+                            "op,ts_ms,source.ts_ms,schema,table,lsn,txId",
+                            "delete.tombstone.handling.mode",
+                            "rewrite"));
+        } else {
+            unwrap = null;
+        }
+    }
+
+    /** Serialises an envelope, flattened first when this makes flat rows. */
+    private byte[] serialise(Schema env, Struct v) {
+        if (unwrap == null) {
+            return values.fromConnectData(TOPIC, env, v);
+        }
+        SourceRecord flat =
+                unwrap.apply(new SourceRecord(Map.of(), Map.of(), TOPIC, null, null, env, v));
+        return values.fromConnectData(TOPIC, flat.valueSchema(), flat.value());
     }
 
     /** A row of {@code public.items}; null values are SQL NULL. */
@@ -166,7 +199,7 @@ public final class DebeziumEvents {
                         .put("source", source)
                         .put("op", String.valueOf(op))
                         .put("ts_ms", commitMs + 5);
-        return values.fromConnectData(TOPIC, env, v);
+        return serialise(env, v);
     }
 
     private static Struct struct(Schema schema, Map<String, Object> values) {

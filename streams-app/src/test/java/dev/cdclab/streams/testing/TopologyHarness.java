@@ -31,7 +31,7 @@ public final class TopologyHarness implements AutoCloseable {
     private final NetChangeStats stats = new NetChangeStats();
     private final List<NetChange> changes = new ArrayList<>();
     private final List<IntervalMarker> markers = new ArrayList<>();
-    private final DebeziumEvents events = new DebeziumEvents();
+    private final DebeziumEvents events;
     private long lsn = 1000;
     private long heartbeatTx = 1_000_000;
 
@@ -39,6 +39,15 @@ public final class TopologyHarness implements AutoCloseable {
      * @param settings net-change settings on top of bootstrap servers and a temp state dir
      */
     public TopologyHarness(Map<String, String> settings) {
+        this(settings, false);
+    }
+
+    /**
+     * @param settings net-change settings on top of bootstrap servers and a temp state dir
+     * @param flat true feeds flat rows (ExtractNewRecordState) instead of Debezium's envelope
+     */
+    public TopologyHarness(Map<String, String> settings, boolean flat) {
+        this.events = new DebeziumEvents(flat);
         Path state;
         try {
             state = Files.createTempDirectory("ttd-state");

@@ -17,18 +17,26 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** The net-change topology on single keys, intervals, markers and the modes. */
+/**
+ * The net-change topology on single keys, intervals, markers and the modes, fed Debezium's envelope
+ * ({@link FlatNetChangeTopologyTest} runs the same on flat rows).
+ */
 class NetChangeTopologyTest {
     private static final long T0 = 1_700_000_000_000L;
 
-    private static TopologyHarness harness() {
+    /** Whether the events are flat rows (ExtractNewRecordState) rather than the envelope. */
+    boolean flat() {
+        return false;
+    }
+
+    TopologyHarness harness() {
         return harness(Map.of());
     }
 
-    private static TopologyHarness harness(Map<String, String> extra) {
+    TopologyHarness harness(Map<String, String> extra) {
         Map<String, String> s = new java.util.HashMap<>(Map.of("interval", "1s", "grace", "100ms"));
         s.putAll(extra);
-        return new TopologyHarness(s);
+        return new TopologyHarness(s, flat());
     }
 
     static Stream<Arguments> sequences() {
