@@ -21,23 +21,58 @@ import java.util.stream.Stream;
 import java.util.zip.CRC32;
 
 /**
- * The Kafka Connect plugin directories this module carries ({@code debezium-connector-sqlserver}),
- * as a directory for the worker's {@code plugin.path}. Each plugin runs in its own class loader, so
- * its Debezium version never meets the PostgreSQL connector's on one flat class path.
+ * The Kafka Connect plugins this module carries, each as a {@code plugin.path} entry of its own so
+ * a worker loads only the ones it needs. Each plugin runs in its own class loader, so its Debezium
+ * version never meets the PostgreSQL connector's on one flat class path.
  */
 public final class ConnectPlugins {
     private static final String ROOT = "cdc-lab-plugins";
 
+    /** A plugin, by the {@code plugin.path} entry that holds its directory. */
+    public enum Plugin {
+        /** Debezium's SQL Server source connector (3.6.1). */
+        SQLSERVER("sqlserver", "debezium-connector-sqlserver"),
+        /** Debezium's JDBC sink connector (3.5.0), the standard pipeline's warehouse writer. */
+        JDBC_SINK("jdbc-sink", "debezium-connector-jdbc");
+
+        private final String entry;
+        private final String directory;
+
+        Plugin(String entry, String directory) {
+            this.entry = entry;
+            this.directory = directory;
+        }
+
+        /** The plugin directory's name (the jars' directory). */
+        public String directoryName() {
+            return directory;
+        }
+    }
+
     /** The SQL Server connector's plugin directory name. */
-    public static final String SQLSERVER = "debezium-connector-sqlserver";
+    public static final String SQLSERVER = Plugin.SQLSERVER.directoryName();
 
     private static Path cached;
 
     private ConnectPlugins() {}
 
     /**
-     * A directory holding one sub-directory per plugin. Inside a jar the plugins are copied out
-     * once, to {@code ~/.cache/cdc-lab/plugins/<digest>} (or the temporary directory).
+     * The {@code plugin.path} entry for one plugin: a directory holding the plugin's directory.
+     *
+     * @throws UncheckedIOException when it cannot be found or copied
+     */
+    public static Path pathEntry(Plugin plugin) {
+        return directory().resolve(plugin.entry);
+    }
+
+    /** The directory of a plugin's jars. */
+    public static Path pluginDirectory(Plugin plugin) {
+        return pathEntry(plugin).resolve(plugin.directory);
+    }
+
+    /**
+     * The directory holding every plugin's {@code plugin.path} entry. Inside a jar the plugins are
+     * copied out once, to {@code ~/.cache/cdc-lab/plugins/<digest>} (or the temporary directory).
      *
      * @throws UncheckedIOException when they cannot be found or copied
      */
@@ -67,14 +102,13 @@ public final class ConnectPlugins {
 
     /** The plugins this module carries, by directory name. */
     public static List<String> names() {
-        try (Stream<Path> s = Files.list(directory())) {
-            return s.filter(Files::isDirectory)
-                    .map(p -> p.getFileName().toString())
-                    .sorted()
-                    .toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        List<String> names = new java.util.ArrayList<>();
+        for (Plugin p : Plugin.values()) {
+            if (Files.isDirectory(pluginDirectory(p))) {
+                names.add(p.directoryName());
+            }
         }
+        return names;
     }
 
     private static Path extract(JarURLConnection conn) throws IOException {

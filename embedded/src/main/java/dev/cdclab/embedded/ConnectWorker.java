@@ -49,7 +49,7 @@ public final class ConnectWorker implements AutoCloseable {
         private String groupId = "cdclab-connect";
         private int replicationFactor = 1;
         private int restPort;
-        private java.nio.file.Path pluginPath;
+        private final java.util.List<java.nio.file.Path> pluginPath = new java.util.ArrayList<>();
         private final Map<String, String> overrides = new LinkedHashMap<>();
 
         public Builder bootstrapServers(String servers) {
@@ -75,11 +75,11 @@ public final class ConnectWorker implements AutoCloseable {
         }
 
         /**
-         * A directory of plugin directories ({@code plugin.path}); each runs in its own class
-         * loader, so connectors of different Debezium versions can share the worker.
+         * Adds a {@code plugin.path} entry: a directory of plugin directories. Each plugin runs in
+         * its own class loader, so connectors of different Debezium versions can share the worker.
          */
         public Builder pluginPath(java.nio.file.Path dir) {
-            this.pluginPath = dir;
+            this.pluginPath.add(dir);
             return this;
         }
 
@@ -117,8 +117,12 @@ public final class ConnectWorker implements AutoCloseable {
             w.put("listeners", "http://127.0.0.1:" + restPort);
             w.put("rest.advertised.host.name", "127.0.0.1");
             w.put("plugin.discovery", "service_load");
-            if (pluginPath != null) {
-                w.put("plugin.path", pluginPath.toAbsolutePath().toString());
+            if (!pluginPath.isEmpty()) {
+                w.put(
+                        "plugin.path",
+                        pluginPath.stream()
+                                .map(d -> d.toAbsolutePath().toString())
+                                .collect(java.util.stream.Collectors.joining(",")));
             }
             w.put("offset.flush.interval.ms", "5000");
             w.put("connector.client.config.override.policy", "All");

@@ -131,10 +131,13 @@ public final class NetChangeConfig {
                     .build();
     public static final ConfigOption<Boolean> STATE_CACHE =
             booleanOption("state.cache")
-                    .defaultValue(true)
+                    .defaultValue(false)
                     .description(
-                            "Kafka Streams' record cache in front of the open-interval store; off"
-                                    + " writes every update of a key to the changelog.")
+                            "Kafka Streams' record cache in front of the open-interval store. The"
+                                    + " fold keeps its state decoded in memory and writes each"
+                                    + " change through; the cache would save changelog writes of"
+                                    + " keys changed twice in a commit interval, for a sorted-map"
+                                    + " update per change.")
                     .build();
     public static final ConfigOption<String> PLACEHOLDER =
             stringOption("unavailable.value.placeholder")

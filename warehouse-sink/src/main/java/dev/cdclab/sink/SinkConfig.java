@@ -1,6 +1,7 @@
 package dev.cdclab.sink;
 
 import static dev.cdclab.config.ConfigOption.durationOption;
+import static dev.cdclab.config.ConfigOption.enumOption;
 import static dev.cdclab.config.ConfigOption.intOption;
 import static dev.cdclab.config.ConfigOption.stringOption;
 
@@ -64,6 +65,31 @@ public final class SinkConfig {
                     .description("How long one poll waits for records.")
                     .build();
 
+    public static final ConfigOption<ErrorTolerance> ERRORS_TOLERANCE =
+            enumOption("errors.tolerance", ErrorTolerance.class)
+                    .defaultValue(ErrorTolerance.ALL)
+                    .description(
+                            "A net-change record the sink cannot read: all (default) sends it to"
+                                    + " the dead-letter topic with its reason, counts it and goes on;"
+                                    + " none stops the sink. Either way its offset is committed"
+                                    + " only after the dead letter is acknowledged.")
+                    .build();
+    public static final ConfigOption<String> DEAD_LETTER_TOPIC =
+            stringOption("errors.deadletterqueue.topic.name")
+                    .description(
+                            "Dead-letter topic for unreadable net-change records (default: the"
+                                    + " net-change topic's name + \"-dead-letters\"); created"
+                                    + " when first needed.")
+                    .build();
+
+    /** What the sink does with a record it cannot read, as Connect's {@code errors.tolerance}. */
+    public enum ErrorTolerance {
+        /** stop the sink. */
+        NONE,
+        /** dead-letter the record and go on. */
+        ALL
+    }
+
     /** Every option, in documentation order. */
     public static final List<ConfigOption<?>> OPTIONS =
             List.of(
@@ -74,7 +100,9 @@ public final class SinkConfig {
                     WAREHOUSE_USER,
                     WAREHOUSE_PASSWORD,
                     MAX_POLL_RECORDS,
-                    POLL_TIMEOUT);
+                    POLL_TIMEOUT,
+                    ERRORS_TOLERANCE,
+                    DEAD_LETTER_TOPIC);
 
     private final Configuration config;
 
@@ -104,6 +132,12 @@ public final class SinkConfig {
     public String password() {
         String p = config.get(WAREHOUSE_PASSWORD);
         return p != null ? p : System.getenv("CDCLAB_WAREHOUSE_PASSWORD");
+    }
+
+    /** The dead-letter topic of unreadable net-change records. */
+    public String deadLetterTopic() {
+        String t = config.get(DEAD_LETTER_TOPIC);
+        return t != null && !t.isBlank() ? t : config.get(TOPIC) + "-dead-letters";
     }
 
     public Map<String, String> kafkaOverrides() {

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -39,6 +40,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class WarehouseSink implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WarehouseSink.class);
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
     private final SinkConfig config;
     private final SinkStats stats = new SinkStats();
@@ -50,6 +52,7 @@ public final class WarehouseSink implements AutoCloseable {
     private WarehouseWriter writer;
     private KafkaConsumer<byte[], byte[]> consumer;
     private Thread thread;
+    private DeadLetterWriter deadLetters;
     private long appliedThrough = Long.MIN_VALUE;
 
     public WarehouseSink(SinkConfig config) {
@@ -71,7 +74,13 @@ public final class WarehouseSink implements AutoCloseable {
             throw new IllegalStateException(
                     "cannot open warehouse " + url + ": " + firstLine(e.getMessage()), e);
         }
-        consumer = new KafkaConsumer<>(consumerProperties());
+        try {
+            consumer = new KafkaConsumer<>(consumerProperties());
+        } catch (RuntimeException e) {
+            closeQuietly();
+            throw new IllegalStateException(
+                    "cannot create the Kafka consumer: " + firstLine(e.getMessage()), e);
+        }
         String topic = config.get(SinkConfig.TOPIC);
         List<PartitionInfo> parts;
         try {
@@ -90,6 +99,20 @@ public final class WarehouseSink implements AutoCloseable {
             throw new IllegalStateException(
                     "topic " + topic + " does not exist; start the net-change app first");
         }
+        try {
+            subscribe(topic);
+        } catch (RuntimeException e) {
+            closeQuietly();
+            throw e;
+        }
+        running = true;
+        thread = new Thread(this::loop, "warehouse-sink");
+        thread.setDaemon(true);
+        thread.start();
+        LOG.info("Warehouse sink reading {} into {} ({})", topic, url, writer.dialectName());
+    }
+
+    private void subscribe(String topic) {
         consumer.subscribe(
                 List.of(topic),
                 new ConsumerRebalanceListener() {
@@ -103,11 +126,6 @@ public final class WarehouseSink implements AutoCloseable {
                         gate.assign(assigned);
                     }
                 });
-        running = true;
-        thread = new Thread(this::loop, "warehouse-sink");
-        thread.setDaemon(true);
-        thread.start();
-        LOG.info("Warehouse sink reading {} into {} ({})", topic, url, writer.dialectName());
     }
 
     private Properties consumerProperties() {
@@ -160,13 +178,8 @@ public final class WarehouseSink implements AutoCloseable {
         try {
             decoded = NetChangeCodec.decode(r.value());
         } catch (MalformedRecordException e) {
-            stats.countMalformed();
-            LOG.error(
-                    "Skipping unreadable net-change record {}-{}@{}: {}",
-                    r.topic(),
-                    r.partition(),
-                    r.offset(),
-                    e.getMessage());
+            deadLetter(r, e.getMessage());
+            gate.skip(tp, r.offset());
             return;
         }
         if (decoded instanceof IntervalMarker m) {
@@ -174,6 +187,25 @@ public final class WarehouseSink implements AutoCloseable {
         } else {
             gate.add(tp, r.offset(), (NetChange) decoded);
         }
+    }
+
+    /**
+     * Sends an unreadable record to the dead-letter topic and waits for the acknowledgement, so its
+     * offset is never committed before the dead letter is safe; or stops the sink when errors are
+     * not tolerated.
+     */
+    private void deadLetter(ConsumerRecord<byte[], byte[]> r, String reason) {
+        String where = r.topic() + "-" + r.partition() + "@" + r.offset();
+        if (config.get(SinkConfig.ERRORS_TOLERANCE) == SinkConfig.ErrorTolerance.NONE) {
+            throw new MalformedNetChangeException(
+                    "unreadable net-change record " + where + ": " + reason);
+        }
+        if (deadLetters == null) {
+            deadLetters = new DeadLetterWriter(config);
+        }
+        deadLetters.write(r, reason);
+        stats.countMalformed();
+        LOG.warn("Dead-lettered unreadable net-change record {}: {}", where, reason);
     }
 
     private void applyReady() throws SQLException {
@@ -186,8 +218,8 @@ public final class WarehouseSink implements AutoCloseable {
                 long t0 = System.nanoTime();
                 WarehouseWriter.Applied applied = writer.apply(ready, bound);
                 stats.applyTook((System.nanoTime() - t0) / 1_000_000);
+                latency.recordAll(ready, applied.committedAtMs());
                 for (NetChange c : ready) {
-                    latency.record(c, applied.committedAtMs());
                     stats.applied(c.table(), c.rawChanges());
                 }
                 stats.batch(applied.rowsWritten(), bound);
@@ -246,8 +278,15 @@ public final class WarehouseSink implements AutoCloseable {
             running = false;
             consumer.wakeup();
             try {
-                stopped.await();
-                thread.join(10_000);
+                // a warehouse statement in flight is not interruptible by wakeup(); bound the wait
+                if (!stopped.await(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+                    LOG.warn(
+                            "Warehouse sink did not stop within {}; closing under it",
+                            CLOSE_TIMEOUT);
+                    thread.interrupt();
+                } else {
+                    thread.join(CLOSE_TIMEOUT.toMillis());
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -257,6 +296,10 @@ public final class WarehouseSink implements AutoCloseable {
     }
 
     private void closeQuietly() {
+        if (deadLetters != null) {
+            deadLetters.close();
+            deadLetters = null;
+        }
         if (consumer != null) {
             try {
                 consumer.close(Duration.ofSeconds(5));

@@ -309,7 +309,7 @@ final class RunCommand implements Callable<Integer> {
                                 ss.netChanges() - netApplied0,
                                 ns.vanished() - vanished0,
                                 ns.late() - late0,
-                                ns.deadLetters(),
+                                ns.deadLetters() + ss.malformed(),
                                 ss.rowsWritten() - rows0,
                                 ss.batches() - batches0,
                                 tables,

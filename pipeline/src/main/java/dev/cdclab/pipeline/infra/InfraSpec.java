@@ -1,8 +1,10 @@
 package dev.cdclab.pipeline.infra;
 
 import dev.cdclab.config.SourceKind;
+import dev.cdclab.plugins.ConnectPlugins;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -38,6 +40,7 @@ public sealed interface InfraSpec
      * @param sourcePort port for an embedded source; 0 picks a free one
      * @param kafkaPort port for an embedded broker; 0 picks a free one
      * @param shutdownHooks whether embedded services register JVM shutdown hooks of their own
+     * @param connectPlugins the isolated plugins a Connect worker started here loads
      */
     record Context(
             Path workDir,
@@ -45,7 +48,30 @@ public sealed interface InfraSpec
             boolean durable,
             int sourcePort,
             int kafkaPort,
-            boolean shutdownHooks) {}
+            boolean shutdownHooks,
+            Set<ConnectPlugins.Plugin> connectPlugins) {
+        public Context {
+            connectPlugins = Set.copyOf(connectPlugins);
+        }
+
+        /** A context whose worker loads the SQL Server connector. */
+        public Context(
+                Path workDir,
+                String runId,
+                boolean durable,
+                int sourcePort,
+                int kafkaPort,
+                boolean shutdownHooks) {
+            this(
+                    workDir,
+                    runId,
+                    durable,
+                    sourcePort,
+                    kafkaPort,
+                    shutdownHooks,
+                    Set.of(ConnectPlugins.Plugin.SQLSERVER));
+        }
+    }
 
     /** Every service in this JVM. */
     static InfraSpec embedded() {

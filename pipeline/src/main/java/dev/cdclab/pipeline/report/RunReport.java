@@ -43,7 +43,7 @@ public final class RunReport {
      * @param netApplied net changes applied during the load
      * @param vanished keys whose changes cancelled out inside an interval
      * @param late changes that arrived after their interval closed
-     * @param deadLetters unreadable change events
+     * @param deadLetters unreadable change events (Streams) and net-change records (sink)
      * @param rowsWritten warehouse rows written during the load
      * @param batches warehouse transactions during the load
      * @param tables per-table counts

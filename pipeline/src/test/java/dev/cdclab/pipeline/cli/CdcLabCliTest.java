@@ -65,6 +65,37 @@ class CdcLabCliTest {
     }
 
     @Test
+    void compareRejectsWhatItCannotRunBeforeStartingAnything() {
+        Result unknown = run("bench", "--compare", "flink", "--work-dir", dir.toString());
+        assertThat(unknown.code()).isEqualTo(CdcLab.USAGE);
+        assertThat(unknown.err()).contains("'flink' is not a pipeline to compare with");
+        Result infra =
+                run(
+                        "bench",
+                        "--compare",
+                        "debezium-jdbc",
+                        "--infra",
+                        "containers",
+                        "--work-dir",
+                        dir.toString());
+        assertThat(infra.code()).isEqualTo(CdcLab.USAGE);
+        assertThat(infra.err().strip())
+                .isEqualTo(
+                        "cdc-lab: error: --compare runs every pipeline embedded; leave out --infra");
+        Result warehouse =
+                run(
+                        "bench",
+                        "--compare",
+                        "debezium-jdbc",
+                        "--warehouse-url",
+                        "jdbc:postgresql://127.0.0.1:1/x",
+                        "--work-dir",
+                        dir.toString());
+        assertThat(warehouse.code()).isEqualTo(CdcLab.USAGE);
+        assertThat(warehouse.err()).contains("--compare starts its own warehouses");
+    }
+
+    @Test
     void aTakenPortFailsFastWithOneLine() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             Result r =

@@ -13,7 +13,6 @@ import dev.cdclab.streams.fold.IntervalClock;
 import dev.cdclab.streams.fold.NetChangeFolder;
 import dev.cdclab.streams.fold.PendingChange;
 import dev.cdclab.streams.fold.PendingCodec;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -36,6 +35,10 @@ import org.slf4j.LoggerFactory;
  * commit order, so the newest commit time seen (data or heartbeat) is a watermark: once it passes
  * an interval's end by the grace, the interval's net changes are emitted, followed by an {@link
  * IntervalMarker} on every output partition.
+ *
+ * <p>The open intervals' state lives decoded in a map of the processor's own and is written through
+ * to the changelogged store, which restores the map after a restart or rebalance: each change costs
+ * one hash lookup and one store write, never a decode.
  */
 final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte[]> {
     private static final Logger LOG = LoggerFactory.getLogger(NetChangeProcessor.class);
@@ -52,6 +55,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     private KeyValueStore<Integer, Long> progress;
     private KeyValueStore<Long, byte[]> schemaStore;
     private final Map<Long, Schemas.Described> schemas = new HashMap<>();
+    private final Map<Bytes, PendingChange> open = new HashMap<>();
     private int task;
     private long closedThrough;
     private long watermark = Long.MIN_VALUE;
@@ -83,6 +87,15 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         this.task = context.taskId().partition();
         Long restored = progress.get(task);
         this.closedThrough = restored == null ? Long.MIN_VALUE : restored;
+        // init runs again when a task is revived: the store is the truth
+        open.clear();
+        schemas.clear();
+        try (KeyValueIterator<Bytes, byte[]> it = pending.all()) {
+            while (it.hasNext()) {
+                KeyValue<Bytes, byte[]> kv = it.next();
+                open.put(kv.key, PendingCodec.decode(kv.value, this::schema));
+            }
+        }
     }
 
     @Override
@@ -139,8 +152,9 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
             schemas.put(schema.id(), schema);
         }
         Bytes key = Bytes.wrap(PendingCodec.key(interval, ev.tableKey()));
-        PendingChange prev = PendingCodec.decode(pending.get(key), this::schema);
-        pending.put(key, PendingCodec.encode(NetChangeFolder.fold(prev, ev, interval)));
+        PendingChange next = NetChangeFolder.fold(open.get(key), ev, interval);
+        open.put(key, next);
+        pending.put(key, PendingCodec.encode(next));
     }
 
     private void close(long bound, long timestamp) {
@@ -148,31 +162,28 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
             return;
         }
         long maxStart = clock.maxClosedStart(bound);
-        List<Bytes> done = new ArrayList<>();
-        if (maxStart >= 0) {
-            Bytes from = Bytes.wrap(PendingCodec.lowerBound(0));
-            Bytes to = Bytes.wrap(PendingCodec.lowerBound(maxStart + 1));
-            long now = System.currentTimeMillis();
-            try (KeyValueIterator<Bytes, byte[]> it = pending.range(from, to)) {
-                while (it.hasNext()) {
-                    KeyValue<Bytes, byte[]> kv = it.next();
-                    if (ByteBuffer.wrap(kv.key.get()).getLong() > maxStart) {
-                        continue;
-                    }
-                    PendingChange p = PendingCodec.decode(kv.value, this::schema);
-                    Optional<NetChange> change = NetChangeFolder.close(p, mode, now);
-                    if (change.isPresent()) {
-                        emit(change.get(), null);
-                    } else {
-                        stats.countVanished(p.table(), p.rawChanges());
-                    }
-                    done.add(kv.key);
-                }
+        List<Map.Entry<Bytes, PendingChange>> done = new ArrayList<>();
+        for (Map.Entry<Bytes, PendingChange> e : open.entrySet()) {
+            if (e.getValue().interval().startMs() <= maxStart) {
+                done.add(e);
             }
         }
-        for (Bytes k : done) {
-            pending.delete(k);
+        // key order (interval, then table and key), as a scan of the store would give
+        done.sort(Map.Entry.comparingByKey());
+        long now = System.currentTimeMillis();
+        for (Map.Entry<Bytes, PendingChange> e : done) {
+            PendingChange p = e.getValue();
+            Optional<NetChange> change = NetChangeFolder.close(p, mode, now);
+            if (change.isPresent()) {
+                emit(change.get(), null);
+            } else {
+                stats.countVanished(p.table(), p.rawChanges());
+            }
         }
+        for (Map.Entry<Bytes, PendingChange> e : done) {
+            pending.delete(e.getKey());
+        }
+        done.forEach(e -> open.remove(e.getKey()));
         closedThrough = bound;
         progress.put(task, bound);
         stats.closedThrough(bound);

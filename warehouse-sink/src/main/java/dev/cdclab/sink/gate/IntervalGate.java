@@ -50,6 +50,12 @@ public final class IntervalGate<P> {
         s.nextOffset = Math.max(s.nextOffset, offset + 1);
     }
 
+    /** Passes over a record read at {@code offset} that carries nothing to apply. */
+    public void skip(P partition, long offset) {
+        PartitionState s = partitions.computeIfAbsent(partition, k -> new PartitionState());
+        s.nextOffset = Math.max(s.nextOffset, offset + 1);
+    }
+
     /** Records a marker read at {@code offset}. */
     public void mark(P partition, long offset, IntervalMarker marker) {
         PartitionState s = partitions.computeIfAbsent(partition, k -> new PartitionState());

@@ -3,13 +3,13 @@ package dev.cdclab.sink.latency;
 import dev.cdclab.change.NetChange;
 import java.util.EnumMap;
 import java.util.Map;
-import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
 /**
  * Commit-to-warehouse latency of every applied net change, overall and per stage, in milliseconds.
- * Snapshot reads are counted apart: they have no source commit.
+ * Snapshot reads are counted apart: they have no source commit. Recording, resetting and reading
+ * hold one lock, so a reset never falls between the histograms of one change.
  */
 public final class LatencyRecorder {
     private static final long MAX_MS = 24L * 3600 * 1000;
@@ -36,20 +36,20 @@ public final class LatencyRecorder {
         }
     }
 
-    private final Histogram endToEnd = new ConcurrentHistogram(MAX_MS, 3);
-    private final Histogram generator = new ConcurrentHistogram(MAX_MS, 3);
+    private final Histogram endToEnd = new Histogram(MAX_MS, 3);
+    private final Histogram generator = new Histogram(MAX_MS, 3);
     private final Recorder recent = new Recorder(MAX_MS, 3);
     private final Map<Stage, Histogram> stages = new EnumMap<>(Stage.class);
-    private volatile long snapshotChanges;
+    private long snapshotChanges;
 
     public LatencyRecorder() {
         for (Stage s : Stage.values()) {
-            stages.put(s, new ConcurrentHistogram(MAX_MS, 3));
+            stages.put(s, new Histogram(MAX_MS, 3));
         }
     }
 
     /** Records one change applied at {@code warehouseCommitMs}. */
-    public void record(NetChange c, long warehouseCommitMs) {
+    public synchronized void record(NetChange c, long warehouseCommitMs) {
         if (c.snapshot()) {
             snapshotChanges++;
             return;
@@ -69,6 +69,15 @@ public final class LatencyRecorder {
         }
     }
 
+    /**
+     * Records a batch of changes applied in one warehouse transaction at {@code warehouseCommitMs}.
+     */
+    public synchronized void recordAll(Iterable<NetChange> changes, long warehouseCommitMs) {
+        for (NetChange c : changes) {
+            record(c, warehouseCommitMs);
+        }
+    }
+
     private static long clamp(long ms) {
         return Math.max(0, Math.min(ms, MAX_MS));
     }
@@ -83,34 +92,34 @@ public final class LatencyRecorder {
     }
 
     /** Source commit to warehouse commit, all streamed changes since the last reset. */
-    public Histogram endToEnd() {
+    public synchronized Histogram endToEnd() {
         return endToEnd.copy();
     }
 
     /** Generator's commit timestamp to warehouse commit (generated load only). */
-    public Histogram fromGenerator() {
+    public synchronized Histogram fromGenerator() {
         return generator.copy();
     }
 
     /** Per-stage split. */
-    public Map<Stage, Histogram> stages() {
+    public synchronized Map<Stage, Histogram> stages() {
         Map<Stage, Histogram> out = new EnumMap<>(Stage.class);
         stages.forEach((k, v) -> out.put(k, v.copy()));
         return out;
     }
 
     /** End-to-end latencies recorded since the previous call (single reader). */
-    public Histogram sinceLastCall() {
+    public synchronized Histogram sinceLastCall() {
         return recent.getIntervalHistogram();
     }
 
     /** Changes applied that came from the initial snapshot (no latency recorded). */
-    public long snapshotChanges() {
+    public synchronized long snapshotChanges() {
         return snapshotChanges;
     }
 
     /** Every applied change is either timed or a snapshot read. */
-    public long recorded() {
+    public synchronized long recorded() {
         return endToEnd.getTotalCount() + snapshotChanges;
     }
 }

@@ -39,9 +39,19 @@ public final class WarehouseWriter implements AutoCloseable {
         this.user = user;
         this.password = password;
         this.dialect = WarehouseDialect.forUrl(url);
-        this.connection = dialect.connect(url, user, password);
-        dialect.createMetadataTables(connection);
-        connection.commit();
+        Connection c = dialect.connect(url, user, password);
+        try {
+            dialect.createMetadataTables(c);
+            c.commit();
+        } catch (SQLException | RuntimeException e) {
+            try {
+                c.close();
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+        this.connection = c;
     }
 
     public String dialectName() {

@@ -14,7 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Builds net changes for sink tests. */
-final class NetChanges {
+public final class NetChanges {
     static final ObjectMapper M = new ObjectMapper();
 
     static final List<ColumnSpec> ITEMS =
@@ -26,7 +26,7 @@ final class NetChanges {
 
     private NetChanges() {}
 
-    static NetChange upsert(String table, int id, String name, String note, long lsn) {
+    public static NetChange upsert(String table, int id, String name, String note, long lsn) {
         return change(
                 table,
                 ITEMS,
@@ -38,7 +38,7 @@ final class NetChanges {
                 NetChangeMode.ALL);
     }
 
-    static NetChange delete(String table, int id, long lsn) {
+    public static NetChange delete(String table, int id, long lsn) {
         return change(
                 table, ITEMS, NetOperation.DELETE, id, null, List.of(), lsn, NetChangeMode.ALL);
     }

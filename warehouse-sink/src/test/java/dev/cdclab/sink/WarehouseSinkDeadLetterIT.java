@@ -1,0 +1,182 @@
+package dev.cdclab.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.cdclab.change.IntervalMarker;
+import dev.cdclab.change.NetChangeCodec;
+import dev.cdclab.embedded.KafkaBroker;
+import dev.cdclab.sink.warehouse.NetChanges;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An unreadable net-change record is never skipped silently: dead-lettered with its reason while
+ * the records after it are applied, or, with {@code errors.tolerance=none}, the sink stops without
+ * committing past it.
+ */
+@Timeout(180)
+class WarehouseSinkDeadLetterIT {
+    private static final byte[] GARBAGE = "{not a net change".getBytes(StandardCharsets.UTF_8);
+    private static KafkaBroker kafka;
+
+    @TempDir Path dir;
+
+    @BeforeAll
+    static void startKafka() {
+        kafka = KafkaBroker.builder().start();
+    }
+
+    @AfterAll
+    static void stopKafka() {
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    @Test
+    void anUnreadableRecordIsDeadLetteredAndTheRecordsAfterItAreApplied() throws Exception {
+        String topic = "net-" + UUID.randomUUID();
+        String group = "sink-" + UUID.randomUUID();
+        produce(
+                topic,
+                GARBAGE,
+                NetChangeCodec.encode(NetChanges.upsert("public.items", 1, "a", "x", 100)));
+
+        try (WarehouseSink sink = new WarehouseSink(config(topic, group, "all"))) {
+            sink.start(Duration.ofSeconds(30));
+            await().atMost(Duration.ofSeconds(60)).until(() -> sink.stats().netChanges() == 1);
+            assertThat(sink.stats().malformed()).isEqualTo(1);
+            assertThat(sink.isRunning()).isTrue();
+            try (Connection c = sink.openReader();
+                    Statement s = c.createStatement();
+                    ResultSet rs =
+                            s.executeQuery("select name from \"public\".\"items\" where id = 1")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).isEqualTo("a");
+            }
+        }
+
+        List<ConsumerRecord<byte[], byte[]>> letters = readAll(topic + "-dead-letters", 1);
+        assertThat(letters).hasSize(1);
+        ConsumerRecord<byte[], byte[]> letter = letters.get(0);
+        assertThat(letter.value()).isEqualTo(GARBAGE);
+        assertThat(header(letter, "cdclab.source")).isEqualTo(topic + "-0@0");
+        assertThat(header(letter, "cdclab.error")).isNotBlank();
+        assertThat(committed(group, topic)).isEqualTo(3);
+    }
+
+    @Test
+    void withNoToleranceTheSinkStopsAndDoesNotCommitPastTheRecord() throws Exception {
+        String topic = "net-" + UUID.randomUUID();
+        String group = "sink-" + UUID.randomUUID();
+        produce(
+                topic,
+                GARBAGE,
+                NetChangeCodec.encode(NetChanges.upsert("public.items", 1, "a", "x", 100)));
+
+        try (WarehouseSink sink = new WarehouseSink(config(topic, group, "none"))) {
+            sink.start(Duration.ofSeconds(30));
+            await().atMost(Duration.ofSeconds(60)).until(() -> sink.failure().isPresent());
+            assertThat(sink.failure().get())
+                    .isInstanceOf(MalformedNetChangeException.class)
+                    .hasMessageContaining(topic + "-0@0");
+            assertThat(sink.stats().netChanges()).isZero();
+        }
+        assertThat(committed(group, topic)).isIn(-1L, 0L);
+    }
+
+    private SinkConfig config(String topic, String group, String tolerance) {
+        return SinkConfig.of(
+                Map.of(
+                        "bootstrap.servers", kafka.bootstrapServers(),
+                        "group.id", group,
+                        "net.changes.topic", topic,
+                        "warehouse.url", "jdbc:duckdb:" + dir.resolve("w.duckdb"),
+                        "errors.tolerance", tolerance));
+    }
+
+    /** Writes the records, then a marker closing their interval. */
+    private static void produce(String topic, byte[]... values) throws Exception {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+        }
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+            for (byte[] v : values) {
+                producer.send(new ProducerRecord<>(topic, 0, null, v)).get();
+            }
+            byte[] marker = NetChangeCodec.encode(new IntervalMarker(0, 1, Long.MAX_VALUE / 2));
+            producer.send(new ProducerRecord<>(topic, 0, null, marker)).get();
+        }
+    }
+
+    private static List<ConsumerRecord<byte[], byte[]>> readAll(String topic, int expected) {
+        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> c = consumer("reader-" + UUID.randomUUID())) {
+            c.subscribe(List.of(topic));
+            await().atMost(Duration.ofSeconds(30))
+                    .until(
+                            () -> {
+                                c.poll(Duration.ofMillis(200)).forEach(out::add);
+                                return out.size() >= expected;
+                            });
+        }
+        return out;
+    }
+
+    private static long committed(String group, String topic) {
+        TopicPartition tp = new TopicPartition(topic, 0);
+        try (KafkaConsumer<byte[], byte[]> c = consumer(group)) {
+            OffsetAndMetadata o = c.committed(java.util.Set.of(tp)).get(tp);
+            return o == null ? -1 : o.offset();
+        }
+    }
+
+    private static KafkaConsumer<byte[], byte[]> consumer(String group) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+                ByteArrayDeserializer.class.getName());
+        return new KafkaConsumer<>(p);
+    }
+
+    private static String header(ConsumerRecord<byte[], byte[]> r, String name) {
+        var h = r.headers().lastHeader(name);
+        return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+    }
+}
