@@ -8,6 +8,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /** PostgreSQL's catalog: {@code pg_class}, {@code pg_attribute}, {@code pg_index}. */
 final class PostgresCatalog implements SourceCatalog {
@@ -51,7 +52,8 @@ final class PostgresCatalog implements SourceCatalog {
                             new TableColumn(
                                     rs.getString(1),
                                     kind == null ? ColumnKind.TEXT : kind,
-                                    rs.getBoolean(5)));
+                                    rs.getBoolean(5),
+                                    rs.getString(2).toLowerCase(Locale.ROOT)));
                 }
             }
         }

@@ -71,6 +71,15 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
         return switch (kind) {
             case TEXT, NUMERIC_TEXT, JSON -> expr;
             case BYTES -> "unhex(" + expr + ")";
+            // DuckDB's DECIMAL has no NaN or infinity: documented as NULL, and verify knows it
+            case DECIMAL ->
+                    "CASE WHEN "
+                            + expr
+                            + " IN ('NaN', 'Infinity', '-Infinity') THEN NULL ELSE CAST("
+                            + expr
+                            + " AS "
+                            + sqlType(kind, c)
+                            + ") END";
             default -> "CAST(" + expr + " AS " + sqlType(kind, c) + ")";
         };
     }

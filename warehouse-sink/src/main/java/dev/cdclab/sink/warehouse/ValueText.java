@@ -14,10 +14,19 @@ import java.util.Base64;
 /**
  * Writes a Debezium JSON value as the text a warehouse casts to the column's type. Time values
  * follow Debezium's {@code time.precision.mode=adaptive_time_microseconds}, decimals its {@code
- * decimal.handling.mode} (string or precise), bytes its base64 encoding.
+ * decimal.handling.mode} (string or precise), bytes its base64 encoding. PostgreSQL's edge values
+ * keep their meaning: {@code ±infinity} dates and timestamps, {@code 24:00:00}, years past 9999,
+ * and numeric {@code NaN}/{@code ±Infinity} in PostgreSQL's spelling.
  */
 public final class ValueText {
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    /** Debezium 3.7's epoch days for PostgreSQL's date {@code infinity} and {@code -infinity}. */
+    static final long DATE_POSITIVE_INFINITY = 2146033979L;
+
+    static final long DATE_NEGATIVE_INFINITY = -2147472691L;
+
+    private static final long MICROS_PER_DAY = 86_400_000_000L;
 
     private ValueText() {}
 
@@ -29,19 +38,21 @@ public final class ValueText {
         String semantic = column.semanticType() == null ? "" : column.semanticType();
         switch (semantic) {
             case "io.debezium.time.Date":
-                return LocalDate.ofEpochDay(v.asLong()).toString();
+                return date(v.asLong());
             case "io.debezium.time.Timestamp":
-                return timestampMicros(v.asLong() * 1000, kind);
+                return timestampMillis(v.asLong(), kind);
             case "io.debezium.time.MicroTimestamp":
                 return timestampMicros(v.asLong(), kind);
             case "io.debezium.time.NanoTimestamp":
                 return timestampMicros(Math.floorDiv(v.asLong(), 1000), kind);
             case "io.debezium.time.Time":
-                return LocalTime.ofNanoOfDay(v.asLong() * 1_000_000).toString();
+                return timeMicros(v.asLong() * 1000);
             case "io.debezium.time.MicroTime":
-                return LocalTime.ofNanoOfDay(v.asLong() * 1000).toString();
+                return timeMicros(v.asLong());
             case "io.debezium.time.NanoTime":
-                return LocalTime.ofNanoOfDay(v.asLong()).toString();
+                return timeMicros(v.asLong() / 1000);
+            case "io.debezium.time.ZonedTimestamp":
+                return v.isTextual() ? withoutPlus(v.asText()) : v.asText();
             case "io.debezium.time.MicroDuration":
                 return Long.toString(v.asLong());
             case "org.apache.kafka.connect.data.Decimal":
@@ -57,6 +68,9 @@ public final class ValueText {
             default:
                 break;
         }
+        if ((kind == ColumnKind.DECIMAL || kind == ColumnKind.NUMERIC_TEXT) && v.isTextual()) {
+            return specialNumber(v.asText());
+        }
         if (kind == ColumnKind.BYTES && v.isTextual()) {
             return hex(Base64.getDecoder().decode(v.asText()));
         }
@@ -69,13 +83,63 @@ public final class ValueText {
         return v.toString();
     }
 
+    /** Debezium's string-mode spelling of numeric specials, back to PostgreSQL's. */
+    private static String specialNumber(String s) {
+        return switch (s) {
+            case "NAN" -> "NaN";
+            case "POSITIVE_INFINITY" -> "Infinity";
+            case "NEGATIVE_INFINITY" -> "-Infinity";
+            default -> s;
+        };
+    }
+
+    private static String date(long epochDay) {
+        if (epochDay == DATE_POSITIVE_INFINITY || epochDay >= Integer.MAX_VALUE) {
+            return "infinity";
+        }
+        if (epochDay == DATE_NEGATIVE_INFINITY || epochDay <= Integer.MIN_VALUE) {
+            return "-infinity";
+        }
+        return withoutPlus(LocalDate.ofEpochDay(epochDay).toString());
+    }
+
+    private static String timeMicros(long micros) {
+        // PostgreSQL's time holds 24:00:00, one past the last LocalTime
+        if (micros == MICROS_PER_DAY) {
+            return "24:00:00";
+        }
+        return LocalTime.ofNanoOfDay(micros * 1000).toString();
+    }
+
+    private static String timestampMillis(long millis, ColumnKind kind) {
+        // Debezium's millisecond infinity (PGStatement.DATE_POSITIVE_INFINITY and its negative)
+        if (millis >= 9223372036825200000L) {
+            return "infinity";
+        }
+        if (millis <= -9223372036832400000L) {
+            return "-infinity";
+        }
+        return timestampMicros(millis * 1000, kind);
+    }
+
     private static String timestampMicros(long micros, ColumnKind kind) {
+        if (micros == Long.MAX_VALUE) {
+            return "infinity";
+        }
+        if (micros == Long.MIN_VALUE) {
+            return "-infinity";
+        }
         long seconds = Math.floorDiv(micros, 1_000_000);
         int nanos = (int) Math.floorMod(micros, 1_000_000) * 1000;
         if (kind == ColumnKind.TIMESTAMPTZ) {
-            return Instant.ofEpochSecond(seconds, nanos).toString();
+            return withoutPlus(Instant.ofEpochSecond(seconds, nanos).toString());
         }
-        return LocalDateTime.ofEpochSecond(seconds, nanos, ZoneOffset.UTC).toString();
+        return withoutPlus(LocalDateTime.ofEpochSecond(seconds, nanos, ZoneOffset.UTC).toString());
+    }
+
+    /** ISO-8601 writes years past 9999 with a sign that the warehouses' date parsers refuse. */
+    private static String withoutPlus(String iso) {
+        return iso.startsWith("+") ? iso.substring(1) : iso;
     }
 
     private static String decodeDecimal(String base64, Integer scale) {

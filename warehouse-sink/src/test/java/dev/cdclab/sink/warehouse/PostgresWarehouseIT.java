@@ -26,4 +26,9 @@ class PostgresWarehouseIT extends WarehouseContract {
         server.createDatabase(db);
         return new Target(server.jdbcUrl(db), server.user(), server.password());
     }
+
+    @Override
+    protected boolean decimalHoldsNaN() {
+        return true;
+    }
 }

@@ -1,0 +1,25 @@
+-- PostgreSQL's less common values, written while the pipeline runs (streamed, not snapshotted),
+-- into a table whose name needs quoting: a quote, a space and a dot.
+CREATE TABLE public."odd ""q"" .values" (
+    id int PRIMARY KEY,
+    "price ""$""" numeric(5,2),
+    n numeric,
+    d date,
+    ts timestamp,
+    tstz timestamptz,
+    t time,
+    ttz timetz,
+    ints int[],
+    words text[],
+    m money
+);
+INSERT INTO public."odd ""q"" .values" VALUES
+    (1, 'NaN', 'Infinity', 'infinity', 'infinity', 'infinity', '24:00:00', '13:51:30.123789+02',
+        '{1,2,3}', '{"a","b c"}', '$1,234.11'),
+    (2, 12.30, '-Infinity', '-infinity', '-infinity', '-infinity', '00:00:00', '00:00:00+00',
+        '{}', '{}', '-$0.50'),
+    (3, NULL, 'NaN', '21016-11-04', '21016-11-04 10:00:00', '21016-11-04 10:00:00+00',
+        '23:59:59.999999', NULL, '{1,NULL,3}', NULL, NULL),
+    (4, -999.99, 123456789012345678901234567890.123, '2026-11-22', '2026-11-22 01:02:03.456789',
+        '2026-11-22 01:02:03.456789+05', '12:00:00', '23:59:59-07', NULL, '{""}', '$0.00');
+UPDATE public."odd ""q"" .values" SET t = '24:00:00', n = 'NaN' WHERE id = 4;
