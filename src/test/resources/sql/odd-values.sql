@@ -23,3 +23,11 @@ INSERT INTO public."odd ""q"" .values" VALUES
     (4, -999.99, 123456789012345678901234567890.123, '2026-11-22', '2026-11-22 01:02:03.456789',
         '2026-11-22 01:02:03.456789+05', '12:00:00', '23:59:59-07', NULL, '{""}', '$0.00');
 UPDATE public."odd ""q"" .values" SET t = '24:00:00', n = 'NaN' WHERE id = 4;
+
+-- a name written to break out of its quotes: if any SQL path pastes it unquoted, the victim goes
+CREATE TABLE public.victim (id int PRIMARY KEY);
+INSERT INTO public.victim VALUES (1);
+CREATE TABLE public."evil""; DROP TABLE public.victim; --" ("x""); DROP TABLE public.victim; --" int PRIMARY KEY, v text);
+INSERT INTO public."evil""; DROP TABLE public.victim; --" VALUES (1, 'a'), (2, 'b');
+UPDATE public."evil""; DROP TABLE public.victim; --" SET v = 'c' WHERE "x""); DROP TABLE public.victim; --" = 2;
+DELETE FROM public."evil""; DROP TABLE public.victim; --" WHERE "x""); DROP TABLE public.victim; --" = 1;

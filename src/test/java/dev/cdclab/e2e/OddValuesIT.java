@@ -11,13 +11,15 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * NaN, infinities, 24:00, years past 9999, arrays, money and timetz in a table whose name needs
- * quoting reach the DuckDB warehouse, keep the pipeline running, and verify by value.
+ * quoting reach the DuckDB warehouse, keep the pipeline running, and verify by value; a table and
+ * column named to inject SQL stay names everywhere.
  */
 @Timeout(300)
 class OddValuesIT {
@@ -74,5 +76,23 @@ class OddValuesIT {
                         "2|12.30|-Infinity|-infinity|-infinity|00:00:00|[]",
                         "3|null|NaN|21016-11-04|21016-11-04 10:00:00|23:59:59.999999|[1,null,3]",
                         "4|-999.99|NaN|2026-11-22|2026-11-22 01:02:03.456789|24:00:00|null");
+        // a hostile table and column name went through capture, sink and verify as a name
+        assertThat(v.tables())
+                .filteredOn(t -> t.table().equals("public.evil\"; DROP TABLE public.victim; --"))
+                .singleElement()
+                .satisfies(
+                        t -> {
+                            assertThat(t.skipped()).isNull();
+                            assertThat(t.sourceRows()).isEqualTo(1);
+                            assertThat(t.matches()).isTrue();
+                        });
+        for (DataSource db : List.of(lab.source(), lab.warehouse())) {
+            try (Connection c = db.getConnection();
+                    Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT count(*) FROM public.victim")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getLong(1)).isEqualTo(1);
+            }
+        }
     }
 }
