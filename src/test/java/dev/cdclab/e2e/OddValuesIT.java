@@ -95,4 +95,20 @@ class OddValuesIT {
             }
         }
     }
+
+    @Test
+    void captureRunsAsALeastPrivilegeRole() throws Exception {
+        try (Connection c = lab.source().getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT r.rolname, r.rolsuper, r.rolreplication FROM"
+                                        + " pg_stat_replication p JOIN pg_roles r ON r.oid ="
+                                        + " p.usesysid")) {
+            assertThat(rs.next()).as("a walsender for the connector").isTrue();
+            assertThat(rs.getString(1)).isEqualTo("cdclab_capture");
+            assertThat(rs.getBoolean(2)).as("superuser").isFalse();
+            assertThat(rs.getBoolean(3)).as("replication").isTrue();
+        }
+    }
 }

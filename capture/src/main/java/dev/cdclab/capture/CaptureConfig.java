@@ -93,6 +93,21 @@ public final class CaptureConfig {
                             "Source password; prefer the CDCLAB_SOURCE_PASSWORD environment"
                                     + " variable.")
                     .build();
+    public static final ConfigOption<String> CAPTURE_ROLE =
+            stringOption("role")
+                    .check(
+                            r -> r.matches("[a-z_][a-z0-9_]{0,62}"),
+                            "must be a lower-case PostgreSQL role name ([a-z_][a-z0-9_]*)")
+                    .description(
+                            "postgres: a least-privilege role for the connector. Preparation (as"
+                                    + " source.user) creates it with LOGIN and REPLICATION and a"
+                                    + " fresh random password, grants it SELECT on the captured"
+                                    + " schemas' tables (now and later) and UPDATE on the"
+                                    + " heartbeat table, and creates the FOR ALL TABLES"
+                                    + " publication itself; the connector then logs in as this"
+                                    + " role. Embedded sources default to cdclab_capture; unset,"
+                                    + " the connector logs in as source.user.")
+                    .build();
     public static final ConfigOption<String> CONNECTOR_NAME =
             stringOption("connector.name")
                     .defaultValue("cdclab-source")
@@ -302,6 +317,7 @@ public final class CaptureConfig {
                     DATABASE,
                     USER,
                     PASSWORD,
+                    CAPTURE_ROLE,
                     CONNECTOR_NAME,
                     TOPIC_PREFIX,
                     SLOT,

@@ -209,7 +209,9 @@ public final class DebeziumConnectorConfig {
     /** A copy with the password replaced by a placeholder, for printing. */
     public static Map<String, String> redacted(Map<String, String> config) {
         Map<String, String> m = new LinkedHashMap<>(config);
-        m.computeIfPresent("database.password", (k, v) -> "${env:CDCLAB_SOURCE_PASSWORD}");
+        m.computeIfPresent(
+                "database.password",
+                (k, v) -> v.startsWith("${") ? v : "${env:CDCLAB_SOURCE_PASSWORD}");
         return m;
     }
 }

@@ -1,6 +1,7 @@
 package dev.cdclab.capture;
 
 import dev.cdclab.config.SourceKind;
+import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -8,7 +9,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
@@ -37,6 +40,8 @@ public final class PostgresCapture implements CaptureSource {
     private final String jdbcUrl;
     private final Properties props;
 
+    private String rolePassword;
+
     PostgresCapture(CaptureConfig c) {
         this.config = c;
         this.jdbcUrl = c.jdbcUrl();
@@ -60,6 +65,19 @@ public final class PostgresCapture implements CaptureSource {
 
     @Override
     public Map<String, String> connectorConfig() {
+        Map<String, String> m = connectorConfigAsConfigured();
+        String role = config.get(CaptureConfig.CAPTURE_ROLE);
+        if (role != null) {
+            m.put("database.user", role);
+            // known once prepare() has set it; print-config leaves it to the environment
+            m.put(
+                    "database.password",
+                    rolePassword != null ? rolePassword : "${env:CDCLAB_CAPTURE_PASSWORD}");
+        }
+        return m;
+    }
+
+    private Map<String, String> connectorConfigAsConfigured() {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
         m.put("plugin.name", "pgoutput");
@@ -131,9 +149,72 @@ public final class PostgresCapture implements CaptureSource {
                             config.get(CaptureConfig.PARTITIONS))) {
                 s.execute("INSERT INTO " + table + " (id, ts) VALUES (" + id + ", now())");
             }
+            String role = config.get(CaptureConfig.CAPTURE_ROLE);
+            if (role != null) {
+                prepareRole(s, role);
+            }
         } catch (SQLException e) {
             throw new IllegalStateException("cannot prepare source: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The connector's least-privilege role: LOGIN and REPLICATION, SELECT on what it captures,
+     * UPDATE on the heartbeat table; the publication is created here, by its owner.
+     */
+    private void prepareRole(Statement s, String role) throws SQLException {
+        String r = quote(role);
+        s.execute(
+                "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '"
+                        + role
+                        + "') THEN CREATE ROLE "
+                        + r
+                        + "; END IF; END $$");
+        String password = randomPassword();
+        // the password is letters and digits only, so the literal needs no escaping
+        s.execute(
+                "ALTER ROLE "
+                        + r
+                        + " WITH LOGIN REPLICATION NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '"
+                        + password
+                        + "'");
+        List<String> schemas = new ArrayList<>(config.schemas());
+        schemas.add(CaptureConfig.LAB_SCHEMA);
+        for (String schema : schemas) {
+            String q = quote(schema);
+            s.execute("CREATE SCHEMA IF NOT EXISTS " + q);
+            s.execute("GRANT USAGE ON SCHEMA " + q + " TO " + r);
+            s.execute("GRANT SELECT ON ALL TABLES IN SCHEMA " + q + " TO " + r);
+            // tables source.user creates later (under `up`) are readable too
+            s.execute(
+                    "ALTER DEFAULT PRIVILEGES IN SCHEMA " + q + " GRANT SELECT ON TABLES TO " + r);
+        }
+        s.execute("GRANT UPDATE ON " + DebeziumConnectorConfig.HEARTBEAT_TABLE + " TO " + r);
+        String publication = config.get(CaptureConfig.PUBLICATION);
+        try (ResultSet rs =
+                s.executeQuery(
+                        "SELECT 1 FROM pg_publication WHERE pubname = '"
+                                + publication.replace("'", "''")
+                                + "'")) {
+            if (!rs.next()) {
+                s.execute("CREATE PUBLICATION " + quote(publication) + " FOR ALL TABLES");
+            }
+        }
+        rolePassword = password;
+    }
+
+    private static String randomPassword() {
+        String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+        SecureRandom random = new SecureRandom();
+        StringBuilder sb = new StringBuilder(24);
+        for (int i = 0; i < 24; i++) {
+            sb.append(alphabet.charAt(random.nextInt(alphabet.length())));
+        }
+        return sb.toString();
+    }
+
+    private static String quote(String identifier) {
+        return "\"" + identifier.replace("\"", "\"\"") + "\"";
     }
 
     @Override
@@ -144,6 +225,8 @@ public final class PostgresCapture implements CaptureSource {
             for (String name : REPORTED_SETTINGS) {
                 out.put(name, setting(s, name));
             }
+            String role = config.get(CaptureConfig.CAPTURE_ROLE);
+            out.put("capture_role", role != null ? role : config.user());
         } catch (SQLException e) {
             throw new IllegalStateException("cannot read source settings: " + e.getMessage(), e);
         }

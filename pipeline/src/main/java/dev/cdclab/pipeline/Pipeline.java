@@ -4,6 +4,8 @@ import dev.cdclab.capture.CaptureConfig;
 import dev.cdclab.capture.CaptureSource;
 import dev.cdclab.capture.ConnectRestClient;
 import dev.cdclab.change.NetChangeMode;
+import dev.cdclab.config.SourceKind;
+import dev.cdclab.pipeline.infra.InfraKind;
 import dev.cdclab.pipeline.infra.InfraSpec;
 import dev.cdclab.pipeline.infra.Infrastructure;
 import dev.cdclab.pipeline.infra.SourceEndpoint;
@@ -110,26 +112,27 @@ public final class Pipeline implements AutoCloseable {
         t0 = System.nanoTime();
         SourceEndpoint src = infra.source();
         String prefix = "cdclab-" + id;
-        capture =
-                new CaptureConfig(
-                        CaptureConfig.builder()
-                                .set(CaptureConfig.SOURCE_KIND, src.kind())
-                                .set(CaptureConfig.HOST, src.host())
-                                .set(CaptureConfig.PORT, src.port())
-                                .set(CaptureConfig.DATABASE, src.database())
-                                .set(CaptureConfig.USER, src.user())
-                                .set(CaptureConfig.PASSWORD, src.password())
-                                .set(CaptureConfig.CONNECTOR_NAME, "cdclab-source-" + id)
-                                .set(CaptureConfig.TOPIC_PREFIX, prefix)
-                                .set(CaptureConfig.SLOT, "cdclab_" + safeId)
-                                .set(CaptureConfig.PUBLICATION, "cdclab_" + safeId)
-                                .set(CaptureConfig.PARTITIONS, settings.partitions)
-                                .set(CaptureConfig.HEARTBEAT, settings.heartbeat)
-                                .set(
-                                        CaptureConfig.KAFKA_BOOTSTRAP_SERVERS,
-                                        infra.kafkaBootstrapServers())
-                                .setAll(settings.captureOverrides)
-                                .build());
+        var captureBuilder =
+                CaptureConfig.builder()
+                        .set(CaptureConfig.SOURCE_KIND, src.kind())
+                        .set(CaptureConfig.HOST, src.host())
+                        .set(CaptureConfig.PORT, src.port())
+                        .set(CaptureConfig.DATABASE, src.database())
+                        .set(CaptureConfig.USER, src.user())
+                        .set(CaptureConfig.PASSWORD, src.password())
+                        .set(CaptureConfig.CONNECTOR_NAME, "cdclab-source-" + id)
+                        .set(CaptureConfig.TOPIC_PREFIX, prefix)
+                        .set(CaptureConfig.SLOT, "cdclab_" + safeId)
+                        .set(CaptureConfig.PUBLICATION, "cdclab_" + safeId)
+                        .set(CaptureConfig.PARTITIONS, settings.partitions)
+                        .set(CaptureConfig.HEARTBEAT, settings.heartbeat)
+                        .set(CaptureConfig.KAFKA_BOOTSTRAP_SERVERS, infra.kafkaBootstrapServers());
+        if (infra.kind() == InfraKind.EMBEDDED && src.kind() == SourceKind.POSTGRES) {
+            // the embedded source is ours: capture runs there as a least-privilege role
+            captureBuilder.set(CaptureConfig.CAPTURE_ROLE, "cdclab_capture");
+        }
+        capture = new CaptureConfig(captureBuilder.setAll(settings.captureOverrides).build());
+
         captureSource = CaptureSource.of(capture);
         // fail fast, before a long prefill, when the source cannot be captured at all
         captureSource.check();
