@@ -8,9 +8,7 @@ import java.math.BigDecimal;
 import java.sql.Array;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Instant;
-import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.OffsetDateTime;
 import java.time.OffsetTime;
@@ -104,17 +102,6 @@ final class CanonicalValue {
     }
 
     static String read(ResultSet rs, int i, ColumnKind kind) throws SQLException {
-        if (kind == ColumnKind.DATE
-                || kind == ColumnKind.TIMESTAMP
-                || kind == ColumnKind.TIMESTAMPTZ) {
-            String text = rs.getString(i);
-            if (text == null) {
-                return null;
-            }
-            if (text.equals("infinity") || text.equals("-infinity")) {
-                return text;
-            }
-        }
         switch (kind) {
             case INT16, INT32, INT64 -> {
                 long v = rs.getLong(i);
@@ -147,35 +134,16 @@ final class CanonicalValue {
             case DATE -> {
                 return rs.getString(i);
             }
-            case TIMESTAMP -> {
-                Object o = rs.getObject(i);
-                if (o == null) {
-                    return null;
+            case TIMESTAMP, TIMESTAMPTZ -> {
+                // read as text on both sides: the JDBC drivers' objects cannot hold infinity
+                String text = rs.getString(i);
+                if (text == null || text.equals("infinity") || text.equals("-infinity")) {
+                    return text;
                 }
-                LocalDateTime t =
-                        o instanceof Timestamp ts
-                                ? ts.toLocalDateTime()
-                                : o instanceof LocalDateTime l
-                                        ? l
-                                        : parseText(o.toString()).toLocalDateTime();
-                return instantText(t.toInstant(ZoneOffset.UTC), t.truncatedTo(ChronoUnit.MICROS));
-            }
-            case TIMESTAMPTZ -> {
-                Object o = rs.getObject(i);
-                if (o == null) {
-                    return null;
-                }
-                Instant t;
-                if (o instanceof String text) {
-                    t = parseText(text).toInstant();
-                } else if (o instanceof OffsetDateTime odt) {
-                    t = odt.toInstant();
-                } else if (o instanceof Timestamp ts) {
-                    t = ts.toInstant();
-                } else {
-                    t = rs.getObject(i, OffsetDateTime.class).toInstant();
-                }
-                return instantText(t, t.truncatedTo(ChronoUnit.MICROS));
+                OffsetDateTime t = parseText(text);
+                return kind == ColumnKind.TIMESTAMP
+                        ? t.toLocalDateTime().truncatedTo(ChronoUnit.MICROS).toString()
+                        : t.toInstant().truncatedTo(ChronoUnit.MICROS).toString();
             }
             case TIME -> {
                 String s = rs.getString(i);
@@ -241,21 +209,6 @@ final class CanonicalValue {
                 Integer.parseInt(m.group(6)),
                 nanos,
                 offset);
-    }
-
-    /**
-     * DuckDB's JDBC driver hands out its infinite timestamps as the last (first) microsecond a long
-     * can count; Debezium cannot carry a timestamp past it either, so it reads as infinity.
-     */
-    private static String instantText(Instant instant, Object value) {
-        long seconds = instant.getEpochSecond();
-        if (seconds >= Long.MAX_VALUE / 1_000_000) {
-            return "infinity";
-        }
-        if (seconds <= Long.MIN_VALUE / 1_000_000) {
-            return "-infinity";
-        }
-        return value.toString();
     }
 
     /** NaN or an infinity, as PostgreSQL spells them. */
