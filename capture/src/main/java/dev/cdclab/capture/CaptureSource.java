@@ -59,6 +59,16 @@ public interface CaptureSource {
      */
     void awaitStreaming(Duration timeout);
 
+    /**
+     * Checks that the source can still give what the connector's committed offsets ask for.
+     *
+     * @param committedOffsets the connector's committed offsets (one per source partition); empty
+     *     before its first commit
+     * @throws CaptureLostException when changes would be skipped silently
+     */
+    default void checkPosition(
+            java.util.List<com.fasterxml.jackson.databind.JsonNode> committedOffsets) {}
+
     /** Settings that decide durability and log throughput; printed with every result. */
     Map<String, String> settings();
 

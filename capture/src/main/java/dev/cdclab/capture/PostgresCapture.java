@@ -1,5 +1,6 @@
 package dev.cdclab.capture;
 
+import dev.cdclab.change.Lsn;
 import dev.cdclab.config.SourceKind;
 import java.security.SecureRandom;
 import java.sql.Connection;
@@ -90,6 +91,10 @@ public final class PostgresCapture implements CaptureSource {
         // precision and scale of decimals (sent as strings) need the source type; every other
         // type is told by its Connect type and Debezium's semantic name, so keep events small
         m.put("datatype.propagate.source.type", ".+\\.numeric,.+\\.decimal,.+\\.money");
+        // Debezium skips TRUNCATE by default; the envelope format lets it through so that the
+        // net-change app stops on it instead of the warehouse diverging without a word (flat
+        // events cannot carry it: ExtractNewRecordState drops every truncate record)
+        m.put("skipped.operations", "none");
         return DebeziumConnectorConfig.assemble(
                 config,
                 m,
@@ -106,6 +111,70 @@ public final class PostgresCapture implements CaptureSource {
         } catch (SQLException e) {
             throw new IllegalStateException(
                     "cannot connect to source " + jdbcUrl + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Debezium flushes to the slot only what Connect has committed, so the slot's {@code
+     * confirmed_flush_lsn} never passes the committed offset; when it does, the slot was recreated
+     * (or advanced by hand) and the changes in between are gone. A missing or invalidated slot is
+     * the same loss. Debezium itself resumes from the slot in all three cases without a word.
+     */
+    @Override
+    public void checkPosition(java.util.List<com.fasterxml.jackson.databind.JsonNode> offsets) {
+        String slot = config.get(CaptureConfig.SLOT);
+        long committed = -1;
+        for (var o : offsets) {
+            for (String f : new String[] {"lsn", "lsn_commit", "lsn_proc"}) {
+                if (o.hasNonNull(f)) {
+                    committed = Math.max(committed, o.get(f).asLong());
+                }
+            }
+        }
+        String flushed;
+        String walStatus;
+        try (Connection c = connect();
+                PreparedStatement q =
+                        c.prepareStatement(
+                                "SELECT confirmed_flush_lsn::text, wal_status FROM"
+                                        + " pg_replication_slots WHERE slot_name = ?")) {
+            q.setString(1, slot);
+            try (ResultSet rs = q.executeQuery()) {
+                if (!rs.next()) {
+                    if (committed >= 0) {
+                        throw new CaptureLostException(
+                                "replication slot "
+                                        + slot
+                                        + " is gone: changes after "
+                                        + Lsn.format(committed)
+                                        + " cannot be captured; re-snapshot into a new warehouse");
+                    }
+                    return;
+                }
+                flushed = rs.getString(1);
+                walStatus = rs.getString(2);
+            }
+        } catch (SQLException e) {
+            // the source being unreachable is not this check's to report
+            return;
+        }
+        if ("lost".equals(walStatus)) {
+            throw new CaptureLostException(
+                    "replication slot "
+                            + slot
+                            + " was invalidated (max_slot_wal_keep_size): changes it no longer"
+                            + " holds are lost; re-snapshot into a new warehouse");
+        }
+        if (committed >= 0 && flushed != null && Lsn.parse(flushed) > committed) {
+            throw new CaptureLostException(
+                    "replication slot "
+                            + slot
+                            + " confirmed_flush_lsn "
+                            + flushed
+                            + " is past the connector's committed offset "
+                            + Lsn.format(committed)
+                            + ": the slot was recreated or advanced and the changes in between are"
+                            + " lost; re-snapshot into a new warehouse");
         }
     }
 

@@ -85,6 +85,11 @@ public final class ConfigOption<T> {
         return value;
     }
 
+    /** Prints a value the way a properties file takes it, secrets included. */
+    public String formatUnmasked(T value) {
+        return value == null ? "" : printer.apply(value);
+    }
+
     /** Prints a value the way it would be written in a properties file (secrets masked). */
     public String format(T value) {
         if (value == null) {

@@ -86,6 +86,28 @@ public final class Configuration {
         return o.format((T) values.get(o.key()));
     }
 
+    /**
+     * The values that differ from their defaults, written as a properties file takes them, then the
+     * pass-through keys: what builds the same configuration in another process. Secrets are left
+     * out; pass them through the environment.
+     */
+    public Map<String, String> toProperties() {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (ConfigOption<?> o : declared.values()) {
+            Object v = values.get(o.key());
+            if (v != null && !o.secret() && !v.equals(o.defaultValue())) {
+                out.put(o.key(), raw(o));
+            }
+        }
+        out.putAll(passthrough);
+        return out;
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> String raw(ConfigOption<T> o) {
+        return o.formatUnmasked((T) values.get(o.key()));
+    }
+
     /** Returns a copy with one more value set (validated). */
     public <T> Configuration with(ConfigOption<T> option, T value) {
         Map<String, Object> copy = new HashMap<>(values);

@@ -31,6 +31,28 @@ class ConfigurationTest {
     static final List<ConfigOption<?>> ALL = List.of(PARTITIONS, INTERVAL, URL, PASSWORD);
 
     @Test
+    void toPropertiesRebuildsTheSameConfigurationWithoutItsSecrets() {
+        Configuration c =
+                Configuration.builder(ALL)
+                        .allowPrefix("kafka.")
+                        .set("url", "x")
+                        .set("interval", "250ms")
+                        .set("password", "s3cret")
+                        .set("kafka.linger.ms", "5")
+                        .build();
+        Map<String, String> props = c.toProperties();
+        assertThat(props)
+                .containsExactly(
+                        Map.entry("interval", "250ms"),
+                        Map.entry("url", "x"),
+                        Map.entry("kafka.linger.ms", "5"));
+        Configuration again =
+                Configuration.builder(ALL).allowPrefix("kafka.").setAll(props).build();
+        assertThat(again.get(INTERVAL)).isEqualTo(Duration.ofMillis(250));
+        assertThat(again.passthrough("kafka.")).containsEntry("linger.ms", "5");
+    }
+
+    @Test
     void defaultsApplyAndValuesParse() {
         Configuration c =
                 Configuration.builder(ALL).set("url", "x").set("interval", "250ms").build();

@@ -95,6 +95,25 @@ public final class ConnectWorker implements AutoCloseable {
          * @throws IllegalStateException when it cannot start
          */
         public ConnectWorker start() {
+            Map<String, String> w = workerProperties();
+            Connect<?> connect;
+            try {
+                connect = new ConnectDistributed().startConnect(w);
+            } catch (RuntimeException e) {
+                throw new IllegalStateException(
+                        "Kafka Connect did not start: " + e.getMessage(), e);
+            }
+            URI url = connect.rest().advertisedUrl();
+            String base = url.toString().replaceAll("/+$", "");
+            LOG.info("Kafka Connect worker {} REST at {}", groupId, base);
+            return new ConnectWorker(connect, base);
+        }
+
+        /**
+         * The worker's settings, as {@code ConnectDistributed} reads them from its properties file
+         * (to run the same worker in a process of its own).
+         */
+        public Map<String, String> workerProperties() {
             if (bootstrapServers == null) {
                 throw new IllegalStateException("bootstrapServers is required");
             }
@@ -133,17 +152,7 @@ public final class ConnectWorker implements AutoCloseable {
             w.put("producer.batch.size", "1048576");
             w.put("producer.max.request.size", "8388608");
             overrides.forEach(w::put);
-            Connect<?> connect;
-            try {
-                connect = new ConnectDistributed().startConnect(w);
-            } catch (RuntimeException e) {
-                throw new IllegalStateException(
-                        "Kafka Connect did not start: " + e.getMessage(), e);
-            }
-            URI url = connect.rest().advertisedUrl();
-            String base = url.toString().replaceAll("/+$", "");
-            LOG.info("Kafka Connect worker {} REST at {}", groupId, base);
-            return new ConnectWorker(connect, base);
+            return w;
         }
     }
 }

@@ -34,13 +34,19 @@ public final class KafkaBroker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaBroker.class);
     private static final int ATTEMPTS = 5;
 
-    private final KafkaRaftServer server;
+    private final KafkaConfig config;
+    private KafkaRaftServer server;
     private final Path logDir;
     private final boolean deleteOnClose;
     private final String bootstrapServers;
 
     private KafkaBroker(
-            KafkaRaftServer server, Path logDir, boolean deleteOnClose, String bootstrapServers) {
+            KafkaConfig config,
+            KafkaRaftServer server,
+            Path logDir,
+            boolean deleteOnClose,
+            String bootstrapServers) {
+        this.config = config;
         this.server = server;
         this.logDir = logDir;
         this.deleteOnClose = deleteOnClose;
@@ -56,11 +62,44 @@ public final class KafkaBroker implements AutoCloseable {
         return bootstrapServers;
     }
 
+    /**
+     * Stops the broker (a controlled shutdown), keeping its logs, so that {@link #resume()} brings
+     * it back on the same port with the same data. For fault injection.
+     */
+    public synchronized void stop() {
+        if (server == null) {
+            return;
+        }
+        server.shutdown();
+        server.awaitShutdown();
+        server = null;
+        LOG.info("Kafka broker {} stopped", bootstrapServers);
+    }
+
+    /**
+     * Starts a stopped broker again on its port and log directory.
+     *
+     * @throws IllegalStateException when it does not come back
+     */
+    public synchronized void resume() {
+        if (server != null) {
+            return;
+        }
+        KafkaRaftServer s = new KafkaRaftServer(config, Time.SYSTEM);
+        s.startup();
+        server = s;
+        Builder.awaitReady(bootstrapServers, Duration.ofSeconds(60));
+        LOG.info("Kafka broker {} resumed", bootstrapServers);
+    }
+
     @Override
-    public void close() {
+    public synchronized void close() {
         try {
-            server.shutdown();
-            server.awaitShutdown();
+            if (server != null) {
+                server.shutdown();
+                server.awaitShutdown();
+                server = null;
+            }
         } catch (RuntimeException e) {
             LOG.warn("Stopping Kafka: {}", e.getMessage());
         }
@@ -210,10 +249,10 @@ public final class KafkaBroker implements AutoCloseable {
                 throw e;
             }
             LOG.info("Kafka broker listening on {}", bootstrap);
-            return new KafkaBroker(server, dir, !keepLogs, bootstrap);
+            return new KafkaBroker(config, server, dir, !keepLogs, bootstrap);
         }
 
-        private static void awaitReady(String bootstrap, Duration timeout) {
+        static void awaitReady(String bootstrap, Duration timeout) {
             Properties props = new Properties();
             props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
             try (Admin admin = Admin.create(props)) {

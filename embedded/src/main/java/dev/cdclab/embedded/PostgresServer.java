@@ -96,6 +96,65 @@ public final class PostgresServer implements AutoCloseable {
         return DriverManager.getConnection(jdbcUrl(db), p);
     }
 
+    /**
+     * Restarts the server with a fast shutdown (SIGINT to the postmaster): open sessions and
+     * walsenders are terminated, committed data stays; then starts it again with the same command
+     * line and waits until it takes connections. For fault injection. ({@code pg_ctl} refuses to
+     * run as root, which the embedded server itself accepts.)
+     *
+     * @throws IllegalStateException when the server does not come back
+     */
+    public void restartFast() {
+        try {
+            String dataDir;
+            try (Connection c = connect();
+                    Statement s = c.createStatement();
+                    var rs = s.executeQuery("SHOW data_directory")) {
+                rs.next();
+                dataDir = rs.getString(1);
+            }
+            long pid =
+                    Long.parseLong(
+                            Files.readAllLines(Path.of(dataDir, "postmaster.pid")).get(0).trim());
+            ProcessHandle postmaster =
+                    ProcessHandle.of(pid)
+                            .orElseThrow(() -> new IllegalStateException("no postmaster " + pid));
+            java.util.List<String> command = new java.util.ArrayList<>();
+            command.add(postmaster.info().command().orElseThrow());
+            command.addAll(java.util.List.of(postmaster.info().arguments().orElseThrow()));
+            new ProcessBuilder("kill", "-INT", Long.toString(pid)).start().waitFor();
+            postmaster.onExit().get(60, java.util.concurrent.TimeUnit.SECONDS);
+            new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(
+                            Redirect.appendTo(
+                                    Path.of(dataDir)
+                                            .resolveSibling("postgres-restart.log")
+                                            .toFile()))
+                    .start();
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (true) {
+                try (Connection c = connect()) {
+                    break;
+                } catch (SQLException e) {
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException(
+                                "PostgreSQL did not come back: " + e.getMessage(), e);
+                    }
+                    Thread.sleep(100);
+                }
+            }
+            LOG.info("PostgreSQL restarted (fast) on port {}", port());
+        } catch (IOException | SQLException | java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("PostgreSQL restart failed: " + e.getMessage(), e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("PostgreSQL did not stop within 60 s", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while restarting PostgreSQL", e);
+        }
+    }
+
     /** Creates a database (for tests that need one of their own). */
     public void createDatabase(String name) throws SQLException {
         try (Connection c = connect("postgres");

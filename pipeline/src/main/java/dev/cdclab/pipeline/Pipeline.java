@@ -51,6 +51,14 @@ public final class Pipeline implements AutoCloseable {
         void initialize(SourceEndpoint source) throws Exception;
     }
 
+    /** A stage that can run outside this pipeline's process ({@code up --without}). */
+    public enum Stage {
+        /** The net-change Kafka Streams app. */
+        STREAMS,
+        /** The warehouse sink. */
+        SINK
+    }
+
     private final Builder settings;
     private final Deque<AutoCloseable> started = new ArrayDeque<>();
     private final Map<String, Long> startupMillis = new LinkedHashMap<>();
@@ -62,6 +70,8 @@ public final class Pipeline implements AutoCloseable {
     private WarehouseSink sink;
     private Map<String, String> connectorConfig;
     private NetChangeConfig netChangeConfig;
+    private SinkConfig sinkConfig;
+    private ConnectRestClient connectRest;
     private Map<String, String> sourceSettings;
     private volatile boolean closed;
 
@@ -177,10 +187,12 @@ public final class Pipeline implements AutoCloseable {
                                 .setAll(settings.streamsOverrides)
                                 .build());
         netChangeConfig = nc;
-        streams = new NetChangeApp(nc);
-        started.push(streams);
-        streams.start(Duration.ofSeconds(60));
-        phase("streams", t0);
+        if (!settings.without.contains(Stage.STREAMS)) {
+            streams = new NetChangeApp(nc);
+            started.push(streams);
+            streams.start(Duration.ofSeconds(60));
+            phase("streams", t0);
+        }
 
         t0 = System.nanoTime();
         SinkConfig sc =
@@ -192,15 +204,19 @@ public final class Pipeline implements AutoCloseable {
                                 .set(SinkConfig.WAREHOUSE_URL, warehouseUrl())
                                 .setAll(settings.sinkOverrides)
                                 .build());
-        sink = new WarehouseSink(sc);
-        started.push(sink);
-        sink.start(Duration.ofSeconds(30));
-        phase("sink", t0);
+        sinkConfig = sc;
+        if (!settings.without.contains(Stage.SINK)) {
+            sink = new WarehouseSink(sc);
+            started.push(sink);
+            sink.start(Duration.ofSeconds(30));
+            phase("sink", t0);
+        }
 
         t0 = System.nanoTime();
         connectorConfig = captureSource.connectorConfig();
         ConnectRestClient rest = new ConnectRestClient(infra.connectUrl());
         String name = capture.get(CaptureConfig.CONNECTOR_NAME);
+        connectRest = rest;
         List<String> problems = rest.validate(name, connectorConfig);
         if (!problems.isEmpty()) {
             throw new IllegalStateException("connector config rejected: " + problems.get(0));
@@ -275,18 +291,51 @@ public final class Pipeline implements AutoCloseable {
     public void checkHealthy() {
         disk.check();
         infra.checkHealthy();
-        streams.failure()
-                .ifPresent(
-                        e -> {
-                            throw new StageFailedException(
-                                    "net-change app", String.valueOf(e.getMessage()), e);
-                        });
-        sink.failure()
-                .ifPresent(
-                        e -> {
-                            throw new StageFailedException(
-                                    "warehouse sink", String.valueOf(e.getMessage()), e);
-                        });
+        checkCapture();
+        if (streams != null) {
+            streams.failure()
+                    .ifPresent(
+                            e -> {
+                                throw new StageFailedException(
+                                        "net-change app", String.valueOf(e.getMessage()), e);
+                            });
+        }
+        if (sink != null) {
+            sink.failure()
+                    .ifPresent(
+                            e -> {
+                                throw new StageFailedException(
+                                        "warehouse sink", String.valueOf(e.getMessage()), e);
+                            });
+        }
+    }
+
+    /**
+     * Throws when the connector has failed, or when the source can no longer give what its
+     * committed offsets ask for (see {@link CaptureSource#checkPosition}). A Connect cluster that
+     * does not answer is not reported here: a worker restarts, and catch-up notices one that does
+     * not.
+     */
+    private void checkCapture() {
+        if (connectRest == null) {
+            return;
+        }
+        String name = capture.get(CaptureConfig.CONNECTOR_NAME);
+        List<com.fasterxml.jackson.databind.JsonNode> offsets;
+        try {
+            ConnectRestClient.Status status = connectRest.status(name);
+            if (status.failed()) {
+                String trace = status.trace() == null ? "failed" : status.trace();
+                int nl = trace.indexOf('\n');
+                throw new StageFailedException(
+                        "capture", nl < 0 ? trace : trace.substring(0, nl), null);
+            }
+            offsets = connectRest.offsets(name);
+        } catch (dev.cdclab.capture.ConnectRestException e) {
+            LOG.debug("Connect did not answer the health check: {}", e.getMessage());
+            return;
+        }
+        captureSource.checkPosition(offsets);
     }
 
     /**
@@ -297,6 +346,9 @@ public final class Pipeline implements AutoCloseable {
      * @throws StageFailedException when a stage fails meanwhile
      */
     public Duration awaitCaughtUp(Duration timeout) {
+        if (sink == null) {
+            throw new IllegalStateException("the sink runs outside this pipeline");
+        }
         return CatchUp.await(
                 captureSource::nowMs,
                 () -> sink.stats().appliedThroughMs(),
@@ -341,6 +393,11 @@ public final class Pipeline implements AutoCloseable {
         return sink;
     }
 
+    /** The sink's configuration (to run it in a process of its own). */
+    public SinkConfig sinkConfig() {
+        return sinkConfig;
+    }
+
     /** The net-change app's configuration (to start more instances with the same id). */
     public NetChangeConfig netChangeConfig() {
         return netChangeConfig;
@@ -383,7 +440,14 @@ public final class Pipeline implements AutoCloseable {
 
     /** A warehouse read connection that works while the sink writes. */
     public Connection warehouseConnection() throws SQLException {
-        return sink.openReader();
+        if (sink != null) {
+            return sink.openReader();
+        }
+        // the sink runs elsewhere: a PostgreSQL warehouse takes a second session
+        return java.sql.DriverManager.getConnection(
+                sinkConfig.get(SinkConfig.WAREHOUSE_URL),
+                sinkConfig.get(SinkConfig.WAREHOUSE_USER),
+                sinkConfig.password());
     }
 
     /** Stops everything that was started, newest first. Idempotent. */
@@ -425,6 +489,7 @@ public final class Pipeline implements AutoCloseable {
         private final Map<String, String> streamsOverrides = new LinkedHashMap<>();
         private final Map<String, String> sinkOverrides = new LinkedHashMap<>();
         private final Map<String, String> captureOverrides = new LinkedHashMap<>();
+        private final java.util.EnumSet<Stage> without = java.util.EnumSet.noneOf(Stage.class);
 
         /** Where the services come from (default: embedded). */
         public Builder infrastructure(InfraSpec spec) {
@@ -573,6 +638,20 @@ public final class Pipeline implements AutoCloseable {
 
         public boolean durable() {
             return durable;
+        }
+
+        /**
+         * Stages this pipeline does not start: their configuration is still built ({@link
+         * #netChangeConfig()}, {@link #sinkConfig()}) for processes of their own.
+         */
+        public Builder without(java.util.Collection<Stage> stages) {
+            without.clear();
+            without.addAll(stages);
+            return this;
+        }
+
+        public java.util.Set<Stage> without() {
+            return java.util.Collections.unmodifiableSet(without);
         }
 
         public Pipeline build() {

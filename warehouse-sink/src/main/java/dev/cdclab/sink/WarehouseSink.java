@@ -40,6 +40,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class WarehouseSink implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WarehouseSink.class);
+    private static final int HALT_AFTER_COMMITS =
+            Integer.getInteger("cdclab.fault.sink-halt-after-commits", 0);
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
     private final SinkConfig config;
@@ -208,6 +210,8 @@ public final class WarehouseSink implements AutoCloseable {
         LOG.warn("Dead-lettered unreadable net-change record {}: {}", where, reason);
     }
 
+    private int warehouseCommits;
+
     private void applyReady() throws SQLException {
         long bound = gate.bound();
         if (bound > appliedThrough) {
@@ -223,11 +227,25 @@ public final class WarehouseSink implements AutoCloseable {
                     stats.applied(c.table(), c.rawChanges());
                 }
                 stats.batch(applied.rowsWritten(), bound);
+                haltIfAsked();
             }
             appliedThrough = bound;
             commitOffsets(false);
         }
         stats.setHeld(gate.held());
+    }
+
+    /**
+     * Fault injection for {@code cdc-lab chaos}: with {@code
+     * -Dcdclab.fault.sink-halt-after-commits=N} the process halts (no shutdown hook) right after
+     * its N-th warehouse commit, before the offsets of that commit are committed, so the restarted
+     * sink replays what is already in the warehouse.
+     */
+    private void haltIfAsked() {
+        if (HALT_AFTER_COMMITS > 0 && ++warehouseCommits >= HALT_AFTER_COMMITS) {
+            LOG.error("cdclab.fault.sink-halt-after-commits reached: halting");
+            Runtime.getRuntime().halt(137);
+        }
     }
 
     private void commitOffsets(boolean sync) {

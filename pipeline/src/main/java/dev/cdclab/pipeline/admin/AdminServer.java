@@ -61,6 +61,11 @@ public final class AdminServer implements AutoCloseable {
 
     private void status(HttpExchange x) throws IOException {
         Map<String, Object> m = new LinkedHashMap<>();
+        if (pipeline.streams() == null || pipeline.sink() == null) {
+            m.put("stages_outside", pipeline.settings().without());
+            respond(x, 200, m);
+            return;
+        }
         var ns = pipeline.streams().stats();
         var ss = pipeline.sink().stats();
         m.put("captured_changes", ns.rawChanges());

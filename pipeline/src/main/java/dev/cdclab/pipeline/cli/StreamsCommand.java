@@ -46,7 +46,9 @@ final class StreamsCommand implements Callable<Integer> {
         CountDownLatch stopped = new CountDownLatch(1);
         Commands.closeOnShutdown(stopped::countDown);
         Commands.closeOnShutdown(app);
-        app.start(Duration.ofSeconds(60));
+        // an instance replacing a killed one waits for the group to drop it (session timeout,
+        // 45 s by default) and, under exactly_once_v2, for its open transaction to be aborted
+        app.start(Duration.ofMinutes(5));
         out.println(
                 "net-change app "
                         + config.get(NetChangeConfig.APPLICATION_ID)

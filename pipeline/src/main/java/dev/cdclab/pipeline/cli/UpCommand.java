@@ -7,7 +7,9 @@ import dev.cdclab.pipeline.report.InfraDescription;
 import dev.cdclab.pipeline.report.Numbers;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -42,6 +44,16 @@ final class UpCommand implements Callable<Integer> {
             description = "Kafka broker port; 0 = a free one (default: ${DEFAULT-VALUE}).")
     int kafkaPort;
 
+    @Option(
+            names = "--without",
+            split = ",",
+            paramLabel = "STAGES",
+            description =
+                    "Stages not to start here (streams, sink), to run them as processes of their"
+                            + " own with 'cdc-lab streams' and 'cdc-lab sink'; the commands to do"
+                            + " so are printed.")
+    List<Pipeline.Stage> without;
+
     @Mixin PipelineOptions pipelineOptions;
 
     @Override
@@ -58,6 +70,9 @@ final class UpCommand implements Callable<Integer> {
                         .sourcePort(sourcePort)
                         .kafkaPort(kafkaPort);
         pipelineOptions.apply(b);
+        if (without != null) {
+            b.without(without);
+        }
         if (pipelineOptions.infraKind() != InfraKind.EMBEDDED
                 && (sourcePort != 0 || kafkaPort != 0)) {
             throw new IllegalArgumentException(
@@ -133,12 +148,30 @@ final class UpCommand implements Callable<Integer> {
             out.println("  endpoints file    " + endpointsFile.toAbsolutePath());
         }
         out.println("  logs              " + Commands.currentLogFile());
+        if (p.streams() == null) {
+            out.println("  run the net-change app yourself (as many as you like):");
+            out.println(
+                    "    ./cdc-lab streams" + setArgs(p.netChangeConfig().raw().toProperties()));
+        }
+        if (p.sink() == null) {
+            out.println("  run the sink yourself:");
+            boolean needsPassword = p.warehouseUrl().startsWith("jdbc:postgresql:");
+            out.println(
+                    "    "
+                            + (needsPassword ? "CDCLAB_WAREHOUSE_PASSWORD=... " : "")
+                            + "./cdc-lab sink"
+                            + setArgs(p.sinkConfig().raw().toProperties()));
+        }
         out.println("Ctrl-C to stop.");
         Commands.runUntilStopped(
                 out,
                 stopped,
                 p::checkHealthy,
                 () -> {
+                    if (p.streams() == null || p.sink() == null) {
+                        return "capture running; stages outside this process: "
+                                + p.settings().without().toString().toLowerCase(Locale.ROOT);
+                    }
                     var ns = p.streams().stats();
                     var ss = p.sink().stats();
                     var lat = p.sink().latency().endToEnd();
@@ -156,5 +189,11 @@ final class UpCommand implements Callable<Integer> {
                                     : Numbers.ms(lat.getValueAtPercentile(99)));
                 });
         return 0;
+    }
+
+    private static String setArgs(Map<String, String> settings) {
+        StringBuilder sb = new StringBuilder();
+        settings.forEach((k, v) -> sb.append(" -D '").append(k).append('=').append(v).append('\''));
+        return sb.toString();
     }
 }

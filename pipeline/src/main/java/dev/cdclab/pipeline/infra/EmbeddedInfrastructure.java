@@ -12,26 +12,31 @@ import org.slf4j.LoggerFactory;
  * Every service in this JVM: PostgreSQL from the embedded binaries on Maven Central, a KRaft broker
  * and a distributed Connect worker.
  */
-final class EmbeddedInfrastructure implements Infrastructure {
+final class EmbeddedInfrastructure implements Infrastructure, ServiceFaults {
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedInfrastructure.class);
 
     private final StartedServices started;
     private final SourceEndpoint source;
+    private final PostgresServer pg;
     private final KafkaBroker kafka;
-    private final ConnectWorker connect;
+    private final String connectUrl;
+    private final ConnectWorkerProcess connectProcess;
 
     private EmbeddedInfrastructure(
             StartedServices started,
-            SourceEndpoint source,
+            PostgresServer pg,
             KafkaBroker kafka,
-            ConnectWorker connect) {
+            String connectUrl,
+            ConnectWorkerProcess connectProcess) {
         this.started = started;
-        this.source = source;
+        this.pg = pg;
+        this.source = endpoint(pg);
         this.kafka = kafka;
-        this.connect = connect;
+        this.connectUrl = connectUrl;
+        this.connectProcess = connectProcess;
     }
 
-    static Infrastructure start(InfraSpec.Context ctx) {
+    static Infrastructure start(InfraSpec.Context ctx, boolean faults) {
         StartedServices started = new StartedServices();
         try {
             long t0 = System.nanoTime();
@@ -41,11 +46,20 @@ final class EmbeddedInfrastructure implements Infrastructure {
             KafkaBroker kafka = started.add("Kafka", LocalServices.broker(ctx));
             LOG.info("Kafka started in {} ms", (System.nanoTime() - t0) / 1_000_000);
             t0 = System.nanoTime();
-            ConnectWorker connect =
-                    started.add(
-                            "Kafka Connect", LocalServices.connect(kafka.bootstrapServers(), ctx));
+            ConnectWorker.Builder worker =
+                    LocalServices.connectWorker(kafka.bootstrapServers(), ctx);
+            ConnectWorkerProcess process = null;
+            String connectUrl;
+            if (faults) {
+                process =
+                        started.add(
+                                "Kafka Connect", ConnectWorkerProcess.start(worker, ctx.workDir()));
+                connectUrl = process.restUrl();
+            } else {
+                connectUrl = started.add("Kafka Connect", worker.start()).restUrl();
+            }
             LOG.info("Kafka Connect started in {} ms", (System.nanoTime() - t0) / 1_000_000);
-            return new EmbeddedInfrastructure(started, endpoint(pg), kafka, connect);
+            return new EmbeddedInfrastructure(started, pg, kafka, connectUrl, process);
         } catch (RuntimeException e) {
             started.close();
             throw e;
@@ -111,7 +125,37 @@ final class EmbeddedInfrastructure implements Infrastructure {
 
     @Override
     public String connectUrl() {
-        return connect.restUrl();
+        return connectUrl;
+    }
+
+    @Override
+    public java.util.Optional<ServiceFaults> faults() {
+        return connectProcess == null ? java.util.Optional.empty() : java.util.Optional.of(this);
+    }
+
+    @Override
+    public void killConnect() {
+        connectProcess.kill();
+    }
+
+    @Override
+    public void startConnect() {
+        connectProcess.startAgain();
+    }
+
+    @Override
+    public void stopKafka() {
+        kafka.stop();
+    }
+
+    @Override
+    public void resumeKafka() {
+        kafka.resume();
+    }
+
+    @Override
+    public void restartSource() {
+        pg.restartFast();
     }
 
     @Override

@@ -75,7 +75,15 @@ public sealed interface InfraSpec
 
     /** Every service in this JVM. */
     static InfraSpec embedded() {
-        return new Embedded();
+        return new Embedded(false);
+    }
+
+    /**
+     * The embedded services, with the Connect worker in a process of its own, so that {@link
+     * Infrastructure#faults()} can kill it, stop the broker and restart the source.
+     */
+    static InfraSpec embeddedForFaults() {
+        return new Embedded(true);
     }
 
     /** A PostgreSQL source (and Kafka, when asked) in containers Testcontainers starts. */
@@ -104,8 +112,13 @@ public sealed interface InfraSpec
         return new External(endpoints);
     }
 
-    /** Everything in process. */
-    record Embedded() implements InfraSpec {
+    /**
+     * Everything in process.
+     *
+     * @param faults true runs the Connect worker in a child process and offers {@link
+     *     ServiceFaults}
+     */
+    record Embedded(boolean faults) implements InfraSpec {
         @Override
         public InfraKind kind() {
             return InfraKind.EMBEDDED;
@@ -113,7 +126,7 @@ public sealed interface InfraSpec
 
         @Override
         public Infrastructure start(Context context) {
-            return EmbeddedInfrastructure.start(context);
+            return EmbeddedInfrastructure.start(context, faults);
         }
 
         @Override

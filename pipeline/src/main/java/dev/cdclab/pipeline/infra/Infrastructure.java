@@ -39,6 +39,14 @@ public interface Infrastructure extends AutoCloseable {
      */
     default void checkHealthy() {}
 
+    /**
+     * The faults this infrastructure can inject, when it runs its services so that it can (embedded
+     * services started for fault injection); empty otherwise.
+     */
+    default java.util.Optional<ServiceFaults> faults() {
+        return java.util.Optional.empty();
+    }
+
     /** Stops what this infrastructure started. Idempotent. */
     @Override
     void close();

@@ -21,6 +21,10 @@ final class LocalServices {
     }
 
     static ConnectWorker connect(String bootstrapServers, InfraSpec.Context ctx) {
+        return connectWorker(bootstrapServers, ctx).start();
+    }
+
+    static ConnectWorker.Builder connectWorker(String bootstrapServers, InfraSpec.Context ctx) {
         ConnectWorker.Builder b =
                 ConnectWorker.builder()
                         .bootstrapServers(bootstrapServers)
@@ -31,6 +35,6 @@ final class LocalServices {
         ctx.connectPlugins().stream()
                 .sorted()
                 .forEach(p -> b.pluginPath(ConnectPlugins.pathEntry(p)));
-        return b.start();
+        return b;
     }
 }

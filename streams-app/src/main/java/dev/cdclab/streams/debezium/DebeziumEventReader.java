@@ -187,6 +187,9 @@ public final class DebeziumEventReader {
             List<ColumnSpec> columns,
             long recordTimestamp,
             int offset) {
+        if (pl.op == 't' && pl.seenSource && pl.table != null) {
+            throw new TruncateNotPropagatedException(pl.schema + "." + pl.table);
+        }
         if ("cudr".indexOf(pl.op) < 0) {
             throw new MalformedRecordException("unsupported op '" + pl.op + "'");
         }
