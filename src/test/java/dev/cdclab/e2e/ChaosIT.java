@@ -31,7 +31,6 @@ class ChaosIT {
     static final List<String> PASSING =
             List.of(
                     "sink-halt-after-commit",
-                    "slot-recreated",
                     "slot-invalidated",
                     "streams-kill-alos",
                     "malformed-records",

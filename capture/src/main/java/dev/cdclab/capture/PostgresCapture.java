@@ -115,10 +115,10 @@ public final class PostgresCapture implements CaptureSource {
     }
 
     /**
-     * Debezium flushes to the slot only what Connect has committed, so the slot's {@code
-     * confirmed_flush_lsn} never passes the committed offset; when it does, the slot was recreated
-     * (or advanced by hand) and the changes in between are gone. A missing or invalidated slot is
-     * the same loss. Debezium itself resumes from the slot in all three cases without a word.
+     * A slot that is gone after the connector committed offsets, or that was invalidated, has lost
+     * changes; Debezium itself resumes from whatever slot it finds without a word. (A recreated
+     * slot is caught only while it is missing: its {@code confirmed_flush_lsn} is not comparable
+     * with the committed offset, which Debezium lets the slot pass.)
      */
     @Override
     public void checkPosition(java.util.List<com.fasterxml.jackson.databind.JsonNode> offsets) {
@@ -131,7 +131,6 @@ public final class PostgresCapture implements CaptureSource {
                 }
             }
         }
-        String flushed;
         String walStatus;
         try (Connection c = connect();
                 PreparedStatement q =
@@ -151,7 +150,6 @@ public final class PostgresCapture implements CaptureSource {
                     }
                     return;
                 }
-                flushed = rs.getString(1);
                 walStatus = rs.getString(2);
             }
         } catch (SQLException e) {
@@ -164,17 +162,6 @@ public final class PostgresCapture implements CaptureSource {
                             + slot
                             + " was invalidated (max_slot_wal_keep_size): changes it no longer"
                             + " holds are lost; re-snapshot into a new warehouse");
-        }
-        if (committed >= 0 && flushed != null && Lsn.parse(flushed) > committed) {
-            throw new CaptureLostException(
-                    "replication slot "
-                            + slot
-                            + " confirmed_flush_lsn "
-                            + flushed
-                            + " is past the connector's committed offset "
-                            + Lsn.format(committed)
-                            + ": the slot was recreated or advanced and the changes in between are"
-                            + " lost; re-snapshot into a new warehouse");
         }
     }
 

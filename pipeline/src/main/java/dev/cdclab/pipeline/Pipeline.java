@@ -72,6 +72,7 @@ public final class Pipeline implements AutoCloseable {
     private NetChangeConfig netChangeConfig;
     private SinkConfig sinkConfig;
     private ConnectRestClient connectRest;
+    private volatile List<com.fasterxml.jackson.databind.JsonNode> lastOffsets = List.of();
     private Map<String, String> sourceSettings;
     private volatile boolean closed;
 
@@ -331,9 +332,15 @@ public final class Pipeline implements AutoCloseable {
                         "capture", nl < 0 ? trace : trace.substring(0, nl), null);
             }
             offsets = connectRest.offsets(name);
+            lastOffsets = offsets;
         } catch (dev.cdclab.capture.ConnectRestException e) {
+            if (e.notFound() || closed) {
+                // the connector is being removed, with its slot
+                return;
+            }
+            // a worker down is no reason to stop looking at the slot
             LOG.debug("Connect did not answer the health check: {}", e.getMessage());
-            return;
+            offsets = lastOffsets;
         }
         captureSource.checkPosition(offsets);
     }
