@@ -6,10 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cdclab.pipeline.chaos.Scenario;
 import dev.cdclab.pipeline.chaos.Scenarios;
-import dev.cdclab.pipeline.cli.CdcLab;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,24 +37,17 @@ class ChaosIT {
     @Test
     void everyScenarioLosesNothingOrStopsLoudly() throws Exception {
         Path json = dir.resolve("chaos.json");
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        PrintStream original = System.out;
-        int code;
-        try {
-            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            code =
-                    CdcLab.execute(
-                            "chaos",
-                            "--scenarios",
-                            String.join(",", PASSING),
-                            "--work-dir",
-                            dir.resolve("work").toString(),
-                            "--report-json",
-                            json.toString());
-        } finally {
-            System.setOut(original);
-        }
-        String out = captured.toString(StandardCharsets.UTF_8);
+        TestHelper.CliRun run =
+                TestHelper.cdcLab(
+                        "chaos",
+                        "--scenarios",
+                        String.join(",", PASSING),
+                        "--work-dir",
+                        dir.resolve("work").toString(),
+                        "--report-json",
+                        json.toString());
+        int code = run.code();
+        String out = run.out();
         System.out.println(out);
         JsonNode report = new ObjectMapper().readTree(json.toFile());
         List<String> names = new ArrayList<>();

@@ -6,11 +6,8 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cdclab.pipeline.cli.CdcLab;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -33,30 +30,23 @@ class CommandLineIT {
     @Test
     void runPrintsAVerifiedReportAndWritesItsJson() throws Exception {
         Path json = dir.resolve("report.json");
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        PrintStream original = System.out;
-        int code;
-        try {
-            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            code =
-                    CdcLab.execute(
-                            "run",
-                            "--duration",
-                            "8s",
-                            "--rate",
-                            "100",
-                            "--warmup",
-                            "0",
-                            "--prefill",
-                            "500",
-                            "--work-dir",
-                            dir.resolve("run").toString(),
-                            "--report-json",
-                            json.toString());
-        } finally {
-            System.setOut(original);
-        }
-        String out = captured.toString(StandardCharsets.UTF_8);
+        TestHelper.CliRun run =
+                TestHelper.cdcLab(
+                        "run",
+                        "--duration",
+                        "8s",
+                        "--rate",
+                        "100",
+                        "--warmup",
+                        "0",
+                        "--prefill",
+                        "500",
+                        "--work-dir",
+                        dir.resolve("run").toString(),
+                        "--report-json",
+                        json.toString());
+        int code = run.code();
+        String out = run.out();
         assertThat(code).as(out).isZero();
         assertThat(out)
                 .contains("verified: warehouse matches source")

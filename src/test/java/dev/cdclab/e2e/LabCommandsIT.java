@@ -4,10 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.cdclab.pipeline.cli.CdcLab;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -20,45 +16,30 @@ import org.junit.jupiter.api.io.TempDir;
 class LabCommandsIT {
     @TempDir Path dir;
 
-    private static String captureOut(Runnable r) {
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        PrintStream original = System.out;
-        try {
-            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            r.run();
-        } finally {
-            System.setOut(original);
-        }
-        return captured.toString(StandardCharsets.UTF_8);
-    }
-
     @Test
     void benchStepsAndReportsTheHighestSustainedRate() throws Exception {
         Path json = dir.resolve("bench.json");
-        int[] code = new int[1];
-        String out =
-                captureOut(
-                        () ->
-                                code[0] =
-                                        CdcLab.execute(
-                                                "bench",
-                                                "--rates",
-                                                "40,80",
-                                                "--step",
-                                                "4s",
-                                                "--warmup",
-                                                "0",
-                                                "--prefill",
-                                                "500",
-                                                "--threads",
-                                                "4",
-                                                "--max-p99",
-                                                "30s",
-                                                "--work-dir",
-                                                dir.resolve("bench").toString(),
-                                                "--report-json",
-                                                json.toString()));
-        assertThat(code[0]).as(out).isZero();
+        TestHelper.CliRun run =
+                TestHelper.cdcLab(
+                        "bench",
+                        "--rates",
+                        "40,80",
+                        "--step",
+                        "4s",
+                        "--warmup",
+                        "0",
+                        "--prefill",
+                        "500",
+                        "--threads",
+                        "4",
+                        "--max-p99",
+                        "30s",
+                        "--work-dir",
+                        dir.resolve("bench").toString(),
+                        "--report-json",
+                        json.toString());
+        String out = run.out();
+        assertThat(run.code()).as(out).isZero();
         assertThat(out)
                 .contains("highest sustained")
                 .contains("verified: warehouse matches source")
@@ -73,30 +54,27 @@ class LabCommandsIT {
     @Test
     void overheadComparesCaptureOffAndOn() throws Exception {
         Path json = dir.resolve("overhead.json");
-        int[] code = new int[1];
-        String out =
-                captureOut(
-                        () ->
-                                code[0] =
-                                        CdcLab.execute(
-                                                "overhead",
-                                                "--workloads",
-                                                "W4",
-                                                "--duration",
-                                                "4s",
-                                                "--warmup",
-                                                "0",
-                                                "--prefill",
-                                                "1000",
-                                                "--threads",
-                                                "4",
-                                                "--rate",
-                                                "50",
-                                                "--work-dir",
-                                                dir.resolve("overhead").toString(),
-                                                "--report-json",
-                                                json.toString()));
-        assertThat(code[0]).as(out).isZero();
+        TestHelper.CliRun run =
+                TestHelper.cdcLab(
+                        "overhead",
+                        "--workloads",
+                        "W4",
+                        "--duration",
+                        "4s",
+                        "--warmup",
+                        "0",
+                        "--prefill",
+                        "1000",
+                        "--threads",
+                        "4",
+                        "--rate",
+                        "50",
+                        "--work-dir",
+                        dir.resolve("overhead").toString(),
+                        "--report-json",
+                        json.toString());
+        String out = run.out();
+        assertThat(run.code()).as(out).isZero();
         JsonNode row = new ObjectMapper().readTree(json.toFile()).get("results").get(0);
         assertThat(row.get("workload").asText()).isEqualTo("W4");
         assertThat(row.get("tx_per_s_capture_off").asDouble()).isPositive();

@@ -23,6 +23,23 @@ final class TestHelper {
     private TestHelper() {}
 
     /** Runs statements in one source transaction. */
+    /** What a command line printed to standard output, and its exit code. */
+    record CliRun(int code, String out) {}
+
+    /** Runs {@code cdc-lab ARGS} in this JVM, capturing what it prints. */
+    static CliRun cdcLab(String... args) {
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream original = System.out;
+        int code;
+        try {
+            System.setOut(new java.io.PrintStream(captured, true, StandardCharsets.UTF_8));
+            code = dev.cdclab.pipeline.cli.CdcLab.execute(args);
+        } finally {
+            System.setOut(original);
+        }
+        return new CliRun(code, captured.toString(StandardCharsets.UTF_8));
+    }
+
     static void tx(DataSource source, String... statements) throws SQLException {
         try (Connection c = source.getConnection()) {
             c.setAutoCommit(false);

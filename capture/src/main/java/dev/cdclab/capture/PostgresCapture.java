@@ -135,8 +135,7 @@ public final class PostgresCapture implements CaptureSource {
         try (Connection c = connect();
                 PreparedStatement q =
                         c.prepareStatement(
-                                "SELECT confirmed_flush_lsn::text, wal_status FROM"
-                                        + " pg_replication_slots WHERE slot_name = ?")) {
+                                "SELECT wal_status FROM pg_replication_slots WHERE slot_name = ?")) {
             q.setString(1, slot);
             try (ResultSet rs = q.executeQuery()) {
                 if (!rs.next()) {
@@ -150,7 +149,7 @@ public final class PostgresCapture implements CaptureSource {
                     }
                     return;
                 }
-                walStatus = rs.getString(2);
+                walStatus = rs.getString(1);
             }
         } catch (SQLException e) {
             // the source being unreachable is not this check's to report

@@ -260,16 +260,7 @@ public final class Scenarios {
 
     private static void kafkaDown(ChaosLab lab) throws Exception {
         awaitCommittedOffsets(lab);
-        ConnectRestClient rest =
-                new ConnectRestClient(lab.pipeline().infrastructure().connectUrl());
-        String connector =
-                lab.pipeline().captureConfig().get(dev.cdclab.capture.CaptureConfig.CONNECTOR_NAME);
-        long acknowledged = -1;
-        for (var o : rest.offsets(connector)) {
-            for (String f : new String[] {"lsn", "lsn_commit", "lsn_proc"}) {
-                acknowledged = Math.max(acknowledged, o.path(f).asLong(-1));
-            }
-        }
+        long acknowledged = committedLsn(lab);
         lab.services().stopKafka();
         lab.fault("Kafka broker stopped for 15 s");
         long worst = -1;
@@ -460,17 +451,28 @@ public final class Scenarios {
      * with a snapshot, and nothing is lost to detect.
      */
     private static void awaitCommittedOffsets(ChaosLab lab) {
-        ConnectRestClient rest =
-                new ConnectRestClient(lab.pipeline().infrastructure().connectUrl());
-        String connector =
-                lab.pipeline().captureConfig().get(dev.cdclab.capture.CaptureConfig.CONNECTOR_NAME);
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (rest.offsets(connector).isEmpty()) {
+        while (committedLsn(lab) < 0) {
             if (System.nanoTime() > deadline) {
                 throw new CheckFailed("no committed offsets within 60 s");
             }
             sleep(200);
         }
+    }
+
+    /** The highest LSN in the connector's committed offsets; -1 before its first commit. */
+    private static long committedLsn(ChaosLab lab) {
+        ConnectRestClient rest =
+                new ConnectRestClient(lab.pipeline().infrastructure().connectUrl());
+        String connector =
+                lab.pipeline().captureConfig().get(dev.cdclab.capture.CaptureConfig.CONNECTOR_NAME);
+        long lsn = -1;
+        for (var o : rest.offsets(connector)) {
+            for (String f : new String[] {"lsn", "lsn_commit", "lsn_proc"}) {
+                lsn = Math.max(lsn, o.path(f).asLong(-1));
+            }
+        }
+        return lsn;
     }
 
     private static void awaitExit(dev.cdclab.pipeline.infra.ChildJvm p, Duration timeout) {
