@@ -51,7 +51,7 @@ public final class NetChangeApp implements AutoCloseable {
         streams.setUncaughtExceptionHandler(
                 e -> {
                     LOG.error("Net-change Streams app failed", e);
-                    failure.compareAndSet(null, e);
+                    failure.compareAndSet(null, reason(e));
                     return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse
                             .SHUTDOWN_CLIENT;
                 });
@@ -176,6 +176,16 @@ public final class NetChangeApp implements AutoCloseable {
             streams.close(Duration.ofSeconds(30));
             streams = null;
         }
+    }
+
+    /** What went wrong, without Kafka Streams' "Exception caught in process" wrapping. */
+    private static Throwable reason(Throwable e) {
+        Throwable t = e;
+        while (t instanceof org.apache.kafka.streams.errors.StreamsException
+                && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
     }
 
     private static String describe(Throwable t) {
