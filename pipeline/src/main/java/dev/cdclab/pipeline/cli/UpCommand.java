@@ -85,7 +85,10 @@ final class UpCommand implements Callable<Integer> {
         out.println(
                 "starting "
                         + pipelineOptions.infraKind().label()
-                        + " PostgreSQL, Kafka, Kafka Connect + Debezium, Streams, sink ...");
+                        + " PostgreSQL, Kafka, Kafka Connect + Debezium"
+                        + (b.without().contains(Pipeline.Stage.STREAMS) ? "" : ", Streams")
+                        + (b.without().contains(Pipeline.Stage.SINK) ? "" : ", sink")
+                        + " ...");
         long t0 = System.nanoTime();
         p.start();
         AdminServer admin = new AdminServer(p);
