@@ -224,7 +224,8 @@ public final class Configuration {
         }
     }
 
-    static String suggestion(String key, Collection<String> known) {
+    /** " (did you mean 'x'?)" for the closest known key, or "" when none is close. */
+    public static String suggestion(String key, Collection<String> known) {
         List<String> sorted = new ArrayList<>(known);
         sorted.sort(Comparator.comparingInt(k -> distance(k, key)));
         if (!sorted.isEmpty() && distance(sorted.get(0), key) <= Math.max(2, key.length() / 3)) {

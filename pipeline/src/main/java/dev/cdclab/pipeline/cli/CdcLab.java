@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
             RunCommand.class,
             BenchCommand.class,
             OverheadCommand.class,
+            ExperimentCommand.class,
             ChaosCommand.class,
             UpCommand.class,
             VerifyCommand.class,
