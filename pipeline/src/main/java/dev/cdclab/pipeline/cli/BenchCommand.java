@@ -122,7 +122,8 @@ final class BenchCommand implements Callable<Integer> {
     @Option(
             names = "--workload",
             defaultValue = "mix",
-            description = "Workload (default: ${DEFAULT-VALUE}).")
+            description = "Workload: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).",
+            completionCandidates = RunCommand.WorkloadNames.class)
     String workload;
 
     @Option(

@@ -48,9 +48,32 @@ final class ExperimentCommand implements Callable<Integer> {
                             + " written (default: ${DEFAULT-VALUE}).")
     String scale;
 
+    @Option(
+            names = "--dry-run",
+            description = "Check the file and print its cells, without running anything.")
+    boolean dryRun;
+
     @Override
     public Integer call() throws Exception {
         ExperimentSpec spec = ExperimentSpec.read(file, ExperimentSpec.Scale.parse(scale));
+        if (dryRun) {
+            var cells = spec.cells();
+            System.out.printf(
+                    java.util.Locale.ROOT,
+                    "%s (%s scale): %d cells; warm-up %s, measure %s, drain up to %s%n",
+                    spec.name(),
+                    spec.scale().label(),
+                    cells.size(),
+                    dev.cdclab.config.Durations.format(spec.phases().warmup()),
+                    dev.cdclab.config.Durations.format(spec.phases().measure()),
+                    dev.cdclab.config.Durations.format(spec.phases().drain()));
+            for (var c : cells) {
+                System.out.println("  " + c.id() + ": " + c.settings());
+            }
+            spec.conclusions()
+                    .forEach(c -> System.out.println("  checks: " + c.table() + ": " + c.claim()));
+            return 0;
+        }
         Path dir =
                 (out != null
                                 ? out

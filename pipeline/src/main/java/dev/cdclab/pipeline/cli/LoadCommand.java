@@ -71,7 +71,8 @@ final class LoadCommand implements Callable<Integer> {
     @Option(
             names = "--workload",
             defaultValue = "mix",
-            description = "Workload (default: ${DEFAULT-VALUE}); see 'cdc-lab config workloads'.")
+            description = "Workload: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).",
+            completionCandidates = RunCommand.WorkloadNames.class)
     String workload;
 
     @Option(

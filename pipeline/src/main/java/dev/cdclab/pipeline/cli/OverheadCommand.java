@@ -1,10 +1,9 @@
 package dev.cdclab.pipeline.cli;
 
 import dev.cdclab.config.Durations;
-import dev.cdclab.load.run.LoadRunner;
-import dev.cdclab.load.run.LoadStats;
 import dev.cdclab.load.workload.Workload;
 import dev.cdclab.pipeline.Pipeline;
+import dev.cdclab.pipeline.experiment.PhaseEngine;
 import dev.cdclab.pipeline.infra.InfraSpec;
 import dev.cdclab.pipeline.infra.SourceEndpoint;
 import dev.cdclab.pipeline.infra.SourceService;
@@ -53,7 +52,9 @@ final class OverheadCommand implements Callable<Integer> {
             names = "--workloads",
             split = ",",
             defaultValue = "W1,W2,W3,W4,W5,R1",
-            description = "Workloads to measure (default: ${DEFAULT-VALUE}).")
+            description =
+                    "Workloads to measure, from ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).",
+            completionCandidates = RunCommand.WorkloadNames.class)
     List<String> workloads;
 
     @Option(
@@ -142,13 +143,14 @@ final class OverheadCommand implements Callable<Integer> {
                 settings = p.sourceSettings();
                 infra = InfraDescription.asMap(p.infrastructure());
                 infraLine = InfraDescription.line(p.infrastructure());
-                long next = warm(wl, p::sourceConnection);
-                p.awaitCaughtUp(Duration.ofMinutes(10));
-                p.sink().latency().reset();
-                onRun = measure(wl, p::sourceConnection, next, p);
-                catchUp = p.awaitCaughtUp(Duration.ofMinutes(10)).toMillis() / 1000.0;
-                e2e = p.sink().latency().endToEnd();
-                v = p.verify();
+                PhaseEngine.Measurement m = PhaseEngine.onPipeline(plan(wl), p, null).run();
+                if (!m.caughtUp()) {
+                    throw m.catchUpFailure();
+                }
+                onRun = measured(m);
+                catchUp = m.catchUpSeconds();
+                e2e = m.latency();
+                v = m.verification();
             } finally {
                 p.close();
             }
@@ -220,47 +222,20 @@ final class OverheadCommand implements Callable<Integer> {
                 wl.createSchema(c);
                 wl.prefill(c, n -> {});
             }
-            long next = warm(wl, src::connect);
-            return measure(wl, src::connect, next, null);
+            return measured(PhaseEngine.onSource(plan(wl), src::connect).run());
         }
     }
 
-    private long warm(Workload wl, LoadRunner.ConnectionFactory connections) {
-        if (warmup.isZero()) {
-            return 0;
-        }
-        LoadRunner w =
-                new LoadRunner(
-                        wl, connections, new LoadRunner.Options(knobs.threads, rate, warmup, 0, 0));
-        w.run();
-        return w.issued();
+    private PhaseEngine.Plan plan(Workload wl) {
+        return new PhaseEngine.Plan(
+                wl, knobs.threads, rate, warmup, duration, 0, Duration.ofMinutes(10));
     }
 
-    private Measured measure(
-            Workload wl, LoadRunner.ConnectionFactory connections, long first, Pipeline p)
-            throws Exception {
-        LoadRunner r =
-                new LoadRunner(
-                        wl,
-                        connections,
-                        new LoadRunner.Options(knobs.threads, rate, duration, 0, first));
-        java.util.concurrent.atomic.AtomicReference<RuntimeException> failed =
-                new java.util.concurrent.atomic.AtomicReference<>();
-        LoadStats s;
-        try (AutoCloseable watch =
-                p == null
-                        ? () -> {}
-                        : p.watch(
-                                e -> {
-                                    failed.set(e);
-                                    r.stop();
-                                })) {
-            s = r.run();
-        }
-        if (failed.get() != null) {
-            throw failed.get();
-        }
-        double secs = r.elapsedSeconds();
-        return new Measured(s.transactions() / secs, s.sourceChanges() / secs, s.latency());
+    private static Measured measured(PhaseEngine.Measurement m) {
+        double secs = m.loadSeconds();
+        return new Measured(
+                m.load().transactions() / secs,
+                m.load().sourceChanges() / secs,
+                m.load().latency());
     }
 }

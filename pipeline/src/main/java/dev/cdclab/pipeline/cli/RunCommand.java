@@ -1,19 +1,16 @@
 package dev.cdclab.pipeline.cli;
 
 import dev.cdclab.config.Durations;
-import dev.cdclab.load.run.LoadRunner;
-import dev.cdclab.load.run.LoadStats;
 import dev.cdclab.load.workload.Workload;
 import dev.cdclab.load.workload.Workloads;
 import dev.cdclab.pipeline.Pipeline;
+import dev.cdclab.pipeline.experiment.PhaseEngine;
+import dev.cdclab.pipeline.experiment.SecondSample;
 import dev.cdclab.pipeline.report.InfraDescription;
 import dev.cdclab.pipeline.report.Numbers;
 import dev.cdclab.pipeline.report.PrefillProgress;
 import dev.cdclab.pipeline.report.ProgressLine;
-import dev.cdclab.pipeline.report.RateMeter;
 import dev.cdclab.pipeline.report.RunReport;
-import dev.cdclab.pipeline.verify.VerificationResult;
-import dev.cdclab.sink.SinkStats;
 import dev.cdclab.streams.topology.NetChangeStats;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -21,13 +18,9 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeSet;
 import java.util.concurrent.Callable;
-import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -159,136 +152,74 @@ final class RunCommand implements Callable<Integer> {
                     "pipeline up in %.1f s; initial snapshot in the warehouse %.1f s later%n",
                     (System.nanoTime() - t0) / 1e9 - snap.toMillis() / 1000.0,
                     snap.toMillis() / 1000.0);
-            long first = 0;
             if (!warmup.isZero() && !warmup.isNegative()) {
                 out.printf(
                         Locale.ROOT,
-                        "warm-up: %s at the target rate (excluded from the results) ...%n",
+                        "warm-up: %s at the target rate (excluded from the results), then the load"
+                                + " (Ctrl-C stops everything)%n",
                         Durations.format(warmup));
-                LoadRunner w =
-                        new LoadRunner(
-                                wl,
-                                p::sourceConnection,
-                                new LoadRunner.Options(knobs.threads, rate, warmup, 0, 0));
-                w.run();
-                first = w.issued();
-                Duration settle = p.awaitCaughtUp(catchUpTimeout);
-                out.printf(
-                        Locale.ROOT,
-                        "warm-up done: %s transactions; warehouse caught up %.1f s later%n",
-                        Numbers.count(w.stats().transactions()),
-                        settle.toMillis() / 1000.0);
+            } else {
+                out.println("load running (Ctrl-C stops everything)");
             }
-            return runLoad(out, p, wl, work, runId, prefilled[0], first);
+            PhaseEngine engine =
+                    PhaseEngine.onPipeline(
+                            new PhaseEngine.Plan(
+                                    wl,
+                                    knobs.threads,
+                                    rate,
+                                    warmup.isNegative() ? Duration.ZERO : warmup,
+                                    duration,
+                                    transactions,
+                                    catchUpTimeout),
+                            p,
+                            work.resolve("latency.hlog"));
+            PhaseEngine.Measurement m;
+            try (ProgressLine progress = new ProgressLine(out, () -> progress(engine))) {
+                m = engine.run();
+            }
+            if (!m.caughtUp()) {
+                throw m.catchUpFailure();
+            }
+            out.printf(
+                    Locale.ROOT,
+                    "load done: %s transactions in %.1f s; the warehouse caught up %.1f s later%n",
+                    Numbers.count(m.load().transactions()),
+                    m.loadSeconds(),
+                    m.catchUpSeconds());
+            return report(out, p, wl, work, runId, prefilled[0], m);
         } finally {
             p.close();
         }
     }
 
-    private int runLoad(
+    private static String progress(PhaseEngine engine) {
+        SecondSample s = engine.latest();
+        String phase = engine.phase();
+        if (s == null || phase.equals("warmup") || phase.equals("settle")) {
+            return String.format(Locale.ROOT, "%5.0fs | %s", engine.phaseSeconds(), phase);
+        }
+        return String.format(
+                Locale.ROOT,
+                "%5.0fs | %s | source %s ch/s | applied %s ch/s | backlog %s | e2e p50 %s p99 %s",
+                s.second(),
+                phase,
+                Numbers.count(s.sourceChangesPerSecond()),
+                Numbers.count(s.appliedPerSecond()),
+                Numbers.count(s.backlog()),
+                Double.isNaN(s.p50Ms()) ? "-" : Numbers.ms(s.p50Ms()),
+                Double.isNaN(s.p99Ms()) ? "-" : Numbers.ms(s.p99Ms()));
+    }
+
+    private int report(
             PrintStream out,
             Pipeline p,
             Workload wl,
             Path work,
             String runId,
             long prefilled,
-            long firstTransaction)
+            PhaseEngine.Measurement m)
             throws Exception {
         NetChangeStats ns = p.streams().stats();
-        SinkStats ss = p.sink().stats();
-        long captured0 = ns.rawChanges();
-        long netApplied0 = ss.netChanges();
-        long raw0 = ss.rawChanges();
-        long vanished0 = ns.vanished();
-        long vanishedRaw0 = ns.vanishedRawChanges();
-        long late0 = ns.late();
-        long rows0 = ss.rowsWritten();
-        long batches0 = ss.batches();
-        Map<String, Long> tableRaw0 = new HashMap<>();
-        ns.tables().forEach((t, c) -> tableRaw0.put(t, c.raw()));
-        Map<String, Long> tableNet0 = new HashMap<>();
-        ss.tables().forEach((t, c) -> tableNet0.put(t, c.net()));
-
-        LoadRunner runner =
-                new LoadRunner(
-                        wl,
-                        p::sourceConnection,
-                        new LoadRunner.Options(
-                                knobs.threads, rate, duration, transactions, firstTransaction));
-        LoadStats ls = runner.stats();
-        p.sink().latency().reset();
-        p.sink().stats().resetApplyTimes();
-        RateMeter sourceRate = new RateMeter(ls.sourceChanges());
-        out.println("load running (Ctrl-C stops everything)");
-        java.util.concurrent.atomic.AtomicReference<RuntimeException> failed =
-                new java.util.concurrent.atomic.AtomicReference<>();
-        try (AutoCloseable watch =
-                        p.watch(
-                                e -> {
-                                    failed.set(e);
-                                    runner.stop();
-                                });
-                ProgressLine progress =
-                        new ProgressLine(
-                                out,
-                                () -> {
-                                    long changes = ls.sourceChanges();
-                                    long perSec = Math.round(sourceRate.perSecond(changes));
-                                    long applied = ss.rawChanges() - raw0;
-                                    long accounted =
-                                            applied + (ns.vanishedRawChanges() - vanishedRaw0);
-                                    Histogram recent = p.sink().latency().sinceLastCall();
-                                    return String.format(
-                                            Locale.ROOT,
-                                            "%5.0fs | source %s ch/s | captured %s | applied %s | backlog"
-                                                    + " %s | e2e p50 %s p99 %s",
-                                            runner.elapsedSeconds(),
-                                            Numbers.count(perSec),
-                                            Numbers.count(ns.rawChanges() - captured0),
-                                            Numbers.count(applied),
-                                            Numbers.count(Math.max(0, changes - accounted)),
-                                            recent.getTotalCount() == 0
-                                                    ? "-"
-                                                    : Numbers.ms(recent.getValueAtPercentile(50)),
-                                            recent.getTotalCount() == 0
-                                                    ? "-"
-                                                    : Numbers.ms(recent.getValueAtPercentile(99)));
-                                })) {
-            runner.run();
-        }
-        if (failed.get() != null) {
-            throw failed.get();
-        }
-        double loadSeconds = runner.elapsedSeconds();
-        if (runner.firstError() != null && ls.transactions() == 0) {
-            throw new IllegalStateException(
-                    "every transaction failed: " + runner.firstError().getMessage());
-        }
-        out.printf(
-                Locale.ROOT,
-                "load done: %s transactions in %.1f s; waiting for the warehouse to catch up%n",
-                Numbers.count(ls.transactions()),
-                loadSeconds);
-        Duration catchUp = p.awaitCaughtUp(catchUpTimeout);
-        out.println("verifying warehouse against source ...");
-        VerificationResult v = p.verify();
-
-        List<RunReport.TableCounts> tables = new ArrayList<>();
-        TreeSet<String> names = new TreeSet<>(ns.tables().keySet());
-        names.addAll(ss.tables().keySet());
-        for (String t : names) {
-            long raw =
-                    ns.tables().containsKey(t)
-                            ? ns.tables().get(t).raw() - tableRaw0.getOrDefault(t, 0L)
-                            : 0;
-            long net =
-                    ss.tables().containsKey(t)
-                            ? ss.tables().get(t).net() - tableNet0.getOrDefault(t, 0L)
-                            : 0;
-            if (raw > 0 || net > 0) {
-                tables.add(new RunReport.TableCounts(t, raw, net));
-            }
-        }
         Map<String, Object> pipeline = pipelineOptions.settings();
         pipeline.put("warmup", Durations.format(warmup));
         RunReport report =
@@ -301,19 +232,19 @@ final class RunCommand implements Callable<Integer> {
                                 rate,
                                 knobs.seed,
                                 prefilled,
-                                loadSeconds,
-                                ls,
+                                m.loadSeconds(),
+                                m.load(),
                                 ns.snapshotChanges(),
-                                captured0 - ns.snapshotChanges(),
-                                ns.rawChanges() - captured0,
-                                ss.netChanges() - netApplied0,
-                                ns.vanished() - vanished0,
-                                ns.late() - late0,
-                                ns.deadLetters() + ss.malformed(),
-                                ss.rowsWritten() - rows0,
-                                ss.batches() - batches0,
-                                tables,
-                                catchUp.toMillis() / 1000.0,
+                                m.warmupChanges(),
+                                m.capturedChanges(),
+                                m.netApplied(),
+                                m.vanished(),
+                                m.late(),
+                                m.deadLetters(),
+                                m.rowsWritten(),
+                                m.batches(),
+                                m.tables(),
+                                m.catchUpSeconds(),
                                 p.sink().latency(),
                                 p.sink().stats().applyMillis(),
                                 p.sourceSettings(),
@@ -323,7 +254,7 @@ final class RunCommand implements Callable<Integer> {
                                         .jobReport()
                                         .map(dev.cdclab.capture.CaptureJobReport::asMap)
                                         .orElse(null),
-                                v,
+                                m.verification(),
                                 work.toString()));
         out.print(report.toText());
         String json = report.toJson();

@@ -133,7 +133,9 @@ final class SqlServerCommand {
 
         @Option(
                 names = "--workload",
-                description = "A workload whose tables to create and capture.")
+                description =
+                        "A workload whose tables to create and capture: ${COMPLETION-CANDIDATES}.",
+                completionCandidates = RunCommand.WorkloadNames.class)
         String workload;
 
         @Option(

@@ -19,7 +19,7 @@ public record ExperimentCell(
         levels.forEach(
                 (k, v) -> {
                     String key = k.substring(k.lastIndexOf('.') + 1);
-                    b.append('-').append(key).append('=').append(v);
+                    b.append('-').append(key).append('=').append(v.isEmpty() ? "default" : v);
                 });
         if (reps > 1) {
             b.append("-r").append(rep);

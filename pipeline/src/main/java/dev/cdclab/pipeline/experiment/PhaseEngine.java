@@ -64,6 +64,7 @@ public final class PhaseEngine {
      * @param load the workload's counters
      * @param loadSeconds how long the measured load ran
      * @param warmupTransactions transactions of the warm-up
+     * @param warmupChanges changes captured after the initial snapshot and before the measured load
      * @param capturedChanges raw changes the Streams app read
      * @param netApplied net changes the sink applied
      * @param vanished keys whose changes cancelled out within an interval
@@ -87,6 +88,7 @@ public final class PhaseEngine {
             LoadStats load,
             double loadSeconds,
             long warmupTransactions,
+            long warmupChanges,
             long capturedChanges,
             long netApplied,
             long vanished,
@@ -298,6 +300,7 @@ public final class PhaseEngine {
                     ls,
                     r.elapsedSeconds(),
                     warmupTx,
+                    ns == null ? 0 : captured0 - ns.snapshotChanges(),
                     ns == null ? 0 : ns.rawChanges() - captured0,
                     ss == null ? 0 : ss.netChanges() - net0,
                     ns == null ? 0 : ns.vanished() - vanished0,
