@@ -28,8 +28,13 @@ public final class NetChangeFolder {
         RowImage prevImage;
         List<String> prevUnchanged;
         if (prev == null) {
-            // a snapshot read or an insert says the row was absent from the warehouse's view
-            existedBefore = ev.op() == 'u' || ev.op() == 'd';
+            // a snapshot read or an insert says the row was absent from the warehouse's view,
+            // unless the change is late (folded into an interval that starts after it committed):
+            // then it may be a replay (Connect restarting from its last committed offset) of a
+            // change already emitted in its own, closed interval, so the row may exist already and
+            // a delete folded after it must still be emitted, not cancelled out
+            boolean late = ev.commitMs() < interval.startMs();
+            existedBefore = late || ev.op() == 'u' || ev.op() == 'd';
             firstPosition = ev.position();
             count = 0;
             prevImage = null;

@@ -11,7 +11,8 @@ import java.util.List;
  * @param table {@code schema.table}
  * @param key primary-key values
  * @param interval the interval
- * @param existedBefore whether the row existed before the interval (decided by the first change)
+ * @param existedBefore whether the row existed before the interval (decided by the first change;
+ *     true when that change was late, since the warehouse may already hold it)
  * @param existsAfter whether the row exists after the last change seen
  * @param image current row image; null when the row does not exist
  * @param unchanged columns of {@code image} whose value is not known (unchanged TOASTed values)
