@@ -32,6 +32,9 @@ import java.util.Map;
  * @param cpuPostgresSeconds of them, PostgreSQL's processes
  * @param heapPeakMb most heap in use in this JVM
  * @param rssPeakMb most resident memory of this JVM
+ * @param snapshotSeconds how long Debezium's initial snapshot ran
+ * @param txPerSecondDuringSnapshot workload tx/s while the snapshot ran ({@code
+ *     workload.during-snapshot}), NaN otherwise
  * @param verified the warehouse equals the source (false when not caught up or capture off)
  * @param caughtUp the warehouse caught up within phases.drain
  */
@@ -57,6 +60,8 @@ public record CellMetrics(
         double cpuPostgresSeconds,
         double heapPeakMb,
         double rssPeakMb,
+        double snapshotSeconds,
+        double txPerSecondDuringSnapshot,
         boolean verified,
         boolean caughtUp) {
 
@@ -91,6 +96,10 @@ public record CellMetrics(
         NAMES.put("cpu_postgres_s", "CPU seconds of PostgreSQL's processes");
         NAMES.put("heap_peak_mb", "most heap in use in the cdc-lab JVM, MiB");
         NAMES.put("rss_peak_mb", "most resident memory of the cdc-lab JVM, MiB");
+        NAMES.put("snapshot_s", "seconds Debezium's initial snapshot ran");
+        NAMES.put(
+                "tx_per_s_during_snapshot",
+                "workload tx/s while the initial snapshot ran (workload.during-snapshot)");
         NAMES.put("verified", "1 when the warehouse equals the source");
         NAMES.put("caught_up", "1 when the warehouse caught up within phases.drain");
     }
@@ -98,7 +107,11 @@ public record CellMetrics(
     static final double OVER_MS = 5_000;
 
     /** Derives the measures from a run. */
-    static CellMetrics of(PhaseEngine.Measurement m, boolean captureEnabled) {
+    static CellMetrics of(
+            PhaseEngine.Measurement m,
+            boolean captureEnabled,
+            double snapshotSeconds,
+            double txPerSecondDuringSnapshot) {
         double secs = Math.max(m.loadSeconds(), 1e-9);
         var load = m.load();
         long over = 0;
@@ -141,6 +154,8 @@ public record CellMetrics(
                 m.cpu().postgresSeconds(),
                 m.heapPeakBytes() / 1048576.0,
                 m.rssPeakBytes() / 1048576.0,
+                snapshotSeconds,
+                txPerSecondDuringSnapshot,
                 m.verification() != null && m.verification().matches(),
                 m.caughtUp());
     }
@@ -169,6 +184,8 @@ public record CellMetrics(
         m.put("cpu_postgres_s", round(cpuPostgresSeconds));
         m.put("heap_peak_mb", round(heapPeakMb));
         m.put("rss_peak_mb", round(rssPeakMb));
+        m.put("snapshot_s", round(snapshotSeconds));
+        m.put("tx_per_s_during_snapshot", round(txPerSecondDuringSnapshot));
         m.put("verified", verified);
         m.put("caught_up", caughtUp);
         return m;

@@ -59,6 +59,9 @@ public final class CellSettings {
         WORKLOAD_KEYS.put("hot-keys", "keys the hot workload updates");
         WORKLOAD_KEYS.put(
                 "transactions", "stop after this many transactions; 0 = run for phases.measure");
+        WORKLOAD_KEYS.put(
+                "during-snapshot",
+                "true starts the load before capture, so the initial snapshot runs under it");
     }
 
     /**
@@ -73,6 +76,7 @@ public final class CellSettings {
      * @param filledColumns columns filled; -1 = default
      * @param hotKeys keys of the hot workload
      * @param transactions stop after this many; 0 = run for the measured duration
+     * @param duringSnapshot start the load before capture, under the initial snapshot
      */
     public record WorkloadSettings(
             String name,
@@ -83,7 +87,8 @@ public final class CellSettings {
             int txSize,
             int filledColumns,
             int hotKeys,
-            long transactions) {}
+            long transactions,
+            boolean duringSnapshot) {}
 
     private final Map<String, String> all;
     private final WorkloadSettings workload;
@@ -134,7 +139,8 @@ public final class CellSettings {
                         Integer.parseInt(w.getOrDefault("tx-size", "-1")),
                         Integer.parseInt(w.getOrDefault("filled-columns", "-1")),
                         Integer.parseInt(w.getOrDefault("hot-keys", "100")),
-                        Long.parseLong(w.getOrDefault("transactions", "0")));
+                        Long.parseLong(w.getOrDefault("transactions", "0")),
+                        Boolean.parseBoolean(w.getOrDefault("during-snapshot", "false").trim()));
     }
 
     public WorkloadSettings workload() {
@@ -264,6 +270,12 @@ public final class CellSettings {
                 }
                 case "hot-keys" -> positive(key, Integer.parseInt(value.trim()), false);
                 case "transactions" -> positive(key, Long.parseLong(value.trim()), true);
+                case "during-snapshot" -> {
+                    String v = value.trim();
+                    if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false")) {
+                        throw new ConfigException(key, "'" + value + "' is not true or false");
+                    }
+                }
                 default -> Long.parseLong(value.trim());
             }
         } catch (NumberFormatException e) {

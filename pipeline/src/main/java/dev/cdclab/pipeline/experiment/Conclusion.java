@@ -14,7 +14,8 @@ import java.util.Set;
  *
  * @param table the seed's table or figure it comes from, e.g. "white paper table 2"
  * @param claim the claim in words
- * @param metric a metric of {@link CellMetrics#NAMES}
+ * @param metric a metric of {@link CellMetrics#NAMES}, taken from the {@code when} cells
+ * @param thanMetric the metric taken from the {@code than} cells (default: the same)
  * @param expect lower, higher or similar
  * @param when factor levels of the cells the claim is about
  * @param than factor levels of the cells they are compared with
@@ -24,6 +25,7 @@ public record Conclusion(
         String table,
         String claim,
         String metric,
+        String thanMetric,
         Expect expect,
         Map<String, String> when,
         Map<String, String> than,
@@ -37,21 +39,16 @@ public record Conclusion(
     }
 
     private static final Set<String> KEYS =
-            Set.of("table", "claim", "metric", "expect", "when", "than", "margin");
+            Set.of("table", "claim", "metric", "than_metric", "expect", "when", "than", "margin");
 
     static Conclusion from(
             JsonNode n, String where, Map<String, List<String>> factors, Map<String, String> base) {
         ExperimentSpec.checkKeys(n, KEYS, where + ".");
-        String metric = n.path("metric").asText("");
-        if (!CellMetrics.NAMES.containsKey(metric)) {
-            throw new ConfigException(
-                    where + ".metric",
-                    "'"
-                            + metric
-                            + "' is not a metric"
-                            + CellSettings.suggestion(metric, CellMetrics.NAMES.keySet())
-                            + "; see docs/experiments.md");
-        }
+        String metric = metric(n.path("metric").asText(""), where + ".metric");
+        String thanMetric =
+                n.has("than_metric")
+                        ? metric(n.path("than_metric").asText(""), where + ".than_metric")
+                        : metric;
         Expect expect;
         try {
             expect = Expect.valueOf(n.path("expect").asText("").trim().toUpperCase(Locale.ROOT));
@@ -79,10 +76,24 @@ public record Conclusion(
                 n.path("table").asText(""),
                 n.path("claim").asText(""),
                 metric,
+                thanMetric,
                 expect,
                 when,
                 than,
                 margin);
+    }
+
+    private static String metric(String metric, String where) {
+        if (!CellMetrics.NAMES.containsKey(metric)) {
+            throw new ConfigException(
+                    where,
+                    "'"
+                            + metric
+                            + "' is not a metric"
+                            + CellSettings.suggestion(metric, CellMetrics.NAMES.keySet())
+                            + "; see docs/experiments.md");
+        }
+        return metric;
     }
 
     private static Map<String, String> levels(

@@ -222,8 +222,8 @@ final class ExperimentReport {
 
     /** A conclusion's verdict line. */
     private String verdict(Conclusion c) {
-        double when = mean(c, c.when());
-        double than = mean(c, c.than());
+        double when = mean(c.metric(), c.when());
+        double than = mean(c.thanMetric(), c.than());
         String head =
                 (c.table().isBlank() ? "" : "**" + c.table() + "**: ")
                         + (c.claim().isBlank() ? "" : c.claim() + ". ");
@@ -232,7 +232,7 @@ final class ExperimentReport {
         if (Double.isNaN(when) || Double.isNaN(than)) {
             return head
                     + "Conclusion holds on this stack: cannot tell, because "
-                    + c.metric()
+                    + (Double.isNaN(when) ? c.metric() : c.thanMetric())
                     + " is missing for "
                     + (Double.isNaN(when) ? whenLabel : thanLabel)
                     + " (a cell failed, did not run, or the metric does not apply).";
@@ -255,12 +255,13 @@ final class ExperimentReport {
                 };
         return String.format(
                 Locale.ROOT,
-                "%sConclusion holds on this stack: **%s**, because %s is %s at %s vs %s at %s (%s%s; the claim needs %s).",
+                "%sConclusion holds on this stack: **%s**, because %s is %s at %s vs %s%s at %s (%s%s; the claim needs %s).",
                 head,
                 holds ? "yes" : "no",
                 c.metric(),
                 number(when),
                 whenLabel,
+                c.thanMetric().equals(c.metric()) ? "" : c.thanMetric() + " ",
                 number(than),
                 thanLabel,
                 change >= 0 ? "+" : "",
@@ -285,12 +286,12 @@ final class ExperimentReport {
         return String.join(", ", kv);
     }
 
-    private double mean(Conclusion c, Map<String, String> side) {
+    private double mean(String metric, Map<String, String> side) {
         double sum = 0;
         int n = 0;
         for (CellResult r : results) {
             if (r.state() == Manifest.State.DONE && Conclusion.matches(r.cell().levels(), side)) {
-                double v = CellMetrics.value(r.metrics(), c.metric());
+                double v = CellMetrics.value(r.metrics(), metric);
                 if (!Double.isNaN(v)) {
                     sum += v;
                     n++;

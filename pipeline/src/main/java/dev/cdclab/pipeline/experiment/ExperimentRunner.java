@@ -5,14 +5,17 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.cdclab.config.Durations;
 import dev.cdclab.config.SourceKind;
 import dev.cdclab.load.dialect.SqlDialect;
+import dev.cdclab.load.run.LoadRunner;
 import dev.cdclab.load.workload.Workload;
 import dev.cdclab.load.workload.WorkloadOptions;
 import dev.cdclab.load.workload.Workloads;
 import dev.cdclab.pipeline.Pipeline;
+import dev.cdclab.pipeline.bench.CpuMeter;
 import dev.cdclab.pipeline.infra.InfraConfig;
 import dev.cdclab.pipeline.infra.InfraSpec;
 import dev.cdclab.pipeline.infra.SourceEndpoint;
 import dev.cdclab.pipeline.infra.SourceService;
+import dev.cdclab.pipeline.operate.CatchUpTimeoutException;
 import dev.cdclab.pipeline.report.InfraDescription;
 import dev.cdclab.pipeline.report.Machine;
 import dev.cdclab.pipeline.report.Numbers;
@@ -277,30 +280,74 @@ public final class ExperimentRunner {
         summary.put("capture", cs.captureEnabled());
         PhaseEngine.Measurement m;
         long t0 = System.nanoTime();
+        double snapshotSeconds = Double.NaN;
+        double txDuringSnapshot = Double.NaN;
         if (cs.captureEnabled()) {
+            boolean during = w.duringSnapshot();
+            LoadRunner[] load = {null};
+            Thread[] loadThread = {null};
+            long[] loadStart = {0};
             Pipeline.Builder b =
                     Pipeline.builder()
                             .workDir(work)
                             .runId(runId)
                             .shutdownHooks(false)
                             .infrastructure(infra)
-                            .beforeCapture(src -> prepareSource(src, wl, cs));
+                            .beforeCapture(
+                                    src -> {
+                                        prepareSource(src, wl, cs);
+                                        if (during) {
+                                            // the load runs while capture starts: the snapshot is
+                                            // taken under it
+                                            load[0] =
+                                                    new LoadRunner(
+                                                            wl,
+                                                            src::connect,
+                                                            new LoadRunner.Options(
+                                                                    w.threads(),
+                                                                    w.rate(),
+                                                                    spec.phases().measure(),
+                                                                    w.transactions(),
+                                                                    0));
+                                            loadStart[0] = System.nanoTime();
+                                            loadThread[0] =
+                                                    new Thread(load[0]::run, "load-under-snapshot");
+                                            loadThread[0].start();
+                                        }
+                                    });
             cs.apply(b);
             Pipeline p = b.build();
             closeOnShutdown.accept(p);
-            try {
-                p.start();
-                double snapshot = p.awaitCaughtUp(spec.phases().drain()).toMillis() / 1000.0;
-                summary.put("startup_s", Numbers.round3(seconds(t0)));
-                summary.put("snapshot_catch_up_s", Numbers.round3(snapshot));
-                summary.put("source_settings", sourceSettings(p::sourceConnection));
-                summary.put("infrastructure", InfraDescription.asMap(p.infrastructure()));
-                PhaseEngine eng = PhaseEngine.onPipeline(plan, p, dir.resolve("latency.hlog"));
-                current = eng;
-                m = eng.run();
-            } finally {
-                current = null;
-                p.close();
+            try (SnapshotWatch snap = new SnapshotWatch()) {
+                try {
+                    p.start();
+                    if (during) {
+                        m = underSnapshot(p, snap, load[0], loadThread[0], loadStart[0]);
+                        snapshotSeconds = snap.seconds();
+                        txDuringSnapshot = txPerSecondWithin(load[0], loadStart[0], snap);
+                        summary.put("source_settings", sourceSettings(p::sourceConnection));
+                        summary.put("infrastructure", InfraDescription.asMap(p.infrastructure()));
+                    } else {
+                        double snapshot =
+                                p.awaitCaughtUp(spec.phases().drain()).toMillis() / 1000.0;
+                        snapshotSeconds = snap.seconds();
+                        summary.put("startup_s", Numbers.round3(seconds(t0)));
+                        summary.put("snapshot_catch_up_s", Numbers.round3(snapshot));
+                        summary.put("source_settings", sourceSettings(p::sourceConnection));
+                        summary.put("infrastructure", InfraDescription.asMap(p.infrastructure()));
+                        PhaseEngine eng =
+                                PhaseEngine.onPipeline(plan, p, dir.resolve("latency.hlog"));
+                        current = eng;
+                        m = eng.run();
+                    }
+                } finally {
+                    current = null;
+                    if (loadThread[0] != null) {
+                        load[0].stop();
+                        loadThread[0].join(30_000);
+                    }
+                    p.close();
+                }
             }
         } else {
             try (SourceService pg =
@@ -317,7 +364,8 @@ public final class ExperimentRunner {
                 current = null;
             }
         }
-        CellMetrics metrics = CellMetrics.of(m, cs.captureEnabled());
+        CellMetrics metrics =
+                CellMetrics.of(m, cs.captureEnabled(), snapshotSeconds, txDuringSnapshot);
         summary.put("metrics", metrics.asMap());
         summary.put("tables", m.tables());
         if (m.verification() != null) {
@@ -331,6 +379,76 @@ public final class ExperimentRunner {
         Files.writeString(dir.resolve("summary.json"), JSON.writeValueAsString(summary));
         deleteTree(work);
         return metrics;
+    }
+
+    /**
+     * The load already runs (started before capture): waits for the snapshot, the load and the
+     * warehouse, then verifies.
+     */
+    private PhaseEngine.Measurement underSnapshot(
+            Pipeline p, SnapshotWatch snap, LoadRunner load, Thread loadThread, long loadStart)
+            throws Exception {
+        CpuMeter.Reading cpu0 = CpuMeter.read();
+        long deadline = System.nanoTime() + spec.phases().drain().toNanos();
+        while (snap.endNanos() < 0 && System.nanoTime() < deadline) {
+            p.checkHealthy();
+            Thread.sleep(200);
+        }
+        loadThread.join();
+        long end = System.nanoTime();
+        double catchUp;
+        RuntimeException failure = null;
+        try {
+            catchUp = p.awaitCaughtUp(spec.phases().drain()).toMillis() / 1000.0;
+        } catch (CatchUpTimeoutException e) {
+            failure = e;
+            catchUp = spec.phases().drain().toMillis() / 1000.0;
+        }
+        var cpu = CpuMeter.read().since(cpu0);
+        var verification = failure == null ? p.verify() : null;
+        var ns = p.streams().stats();
+        var ss = p.sink().stats();
+        return new PhaseEngine.Measurement(
+                load.stats(),
+                load.elapsedSeconds(),
+                0,
+                0,
+                ns.rawChanges() - ns.snapshotChanges(),
+                ss.netChanges(),
+                ns.vanished(),
+                ns.late(),
+                ns.deadLetters() + ss.malformed(),
+                ss.rowsWritten(),
+                ss.batches(),
+                List.of(),
+                catchUp,
+                failure,
+                verification,
+                List.of(),
+                -1,
+                -1,
+                cpu,
+                java.lang.management.ManagementFactory.getMemoryMXBean()
+                        .getHeapMemoryUsage()
+                        .getUsed(),
+                PhaseEngine.rss(),
+                p.sink().latency().endToEnd());
+    }
+
+    /** The load's tx/s over the seconds the snapshot ran, NaN when it did not complete. */
+    static double txPerSecondWithin(LoadRunner load, long loadStart, SnapshotWatch snap) {
+        if (snap.startNanos() < 0 || snap.endNanos() < 0) {
+            return Double.NaN;
+        }
+        long from = (long) Math.floor((snap.startNanos() - loadStart) / 1e9);
+        long to = (long) Math.ceil((snap.endNanos() - loadStart) / 1e9);
+        long tx = 0;
+        for (var e : load.stats().transactionsPerSecond().entrySet()) {
+            if (e.getKey() >= from && e.getKey() < to) {
+                tx += e.getValue();
+            }
+        }
+        return to > from ? (double) tx / (to - from) : Double.NaN;
     }
 
     private void prepareSource(SourceEndpoint src, Workload wl, CellSettings cs) throws Exception {
