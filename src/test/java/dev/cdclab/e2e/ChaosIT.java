@@ -30,7 +30,8 @@ class ChaosIT {
                     "slot-invalidated",
                     "streams-kill-alos",
                     "malformed-records",
-                    "truncate");
+                    "truncate",
+                    "idle-table-restart");
 
     @TempDir Path dir;
 

@@ -29,6 +29,8 @@ class ExperimentReportTest {
                  when: {streams.interval: 250ms}, than: {streams.interval: 1s}}
               - {table: T, claim: more WAL, metric: wal_written_bytes, expect: higher,
                  when: {streams.interval: 250ms}, than: {streams.interval: 1s}}
+              - {table: T, claim: across metrics, metric: tx_per_s, than_metric: latency_p99_ms,
+                 expect: lower, when: {streams.interval: 250ms}, than: {streams.interval: 1s}}
             """;
 
     @Test
@@ -57,7 +59,11 @@ class ExperimentReportTest {
                                 + " latency_p99_ms is 600 at streams.interval=250ms vs 2,000 at"
                                 + " streams.interval=1s (-70%")
                 .contains("same throughput. Conclusion holds on this stack: **yes**")
-                .contains("more WAL. Conclusion holds on this stack: **no**");
+                .contains("more WAL. Conclusion holds on this stack: **no**")
+                .contains(
+                        "across metrics. Conclusion holds on this stack: **yes**, because tx_per_s"
+                                + " is 500 at streams.interval=250ms vs latency_p99_ms 2,000 at"
+                                + " streams.interval=1s");
 
         List<String> csv = Files.readAllLines(out.resolve("results.csv"));
         assertThat(csv).hasSize(3);
