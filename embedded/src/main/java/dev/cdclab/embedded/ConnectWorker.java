@@ -145,6 +145,14 @@ public final class ConnectWorker implements AutoCloseable {
             }
             w.put("offset.flush.interval.ms", "5000");
             w.put("connector.client.config.override.policy", "All");
+            // secrets stay out of connector configs: ${file:...} and ${env:...} are resolved here
+            w.put("config.providers", "file,env");
+            w.put(
+                    "config.providers.file.class",
+                    "org.apache.kafka.common.config.provider.FileConfigProvider");
+            w.put(
+                    "config.providers.env.class",
+                    "org.apache.kafka.common.config.provider.EnvVarConfigProvider");
             w.put("producer.compression.type", "lz4");
             w.put("producer.linger.ms", "5");
             // Connect sends with one request in flight (it keeps order); change events with

@@ -214,7 +214,7 @@ public final class Pipeline implements AutoCloseable {
         }
 
         t0 = System.nanoTime();
-        connectorConfig = captureSource.connectorConfig();
+        connectorConfig = secretsInFile(captureSource.connectorConfig(), work);
         ConnectRestClient rest = new ConnectRestClient(infra.connectUrl());
         String name = capture.get(CaptureConfig.CONNECTOR_NAME);
         connectRest = rest;
@@ -415,7 +415,39 @@ public final class Pipeline implements AutoCloseable {
         return capture;
     }
 
-    /** The connector config as registered (contains the password). */
+    /**
+     * On a worker of our own, moves the password into a file only this user can read and puts a
+     * {@code ${file:...}} reference in its place, so Connect's REST API and its config topic never
+     * show it.
+     */
+    private Map<String, String> secretsInFile(Map<String, String> config, Path work)
+            throws java.io.IOException {
+        String password = config.get("database.password");
+        if (!infra.connectResolvesFileSecrets() || password == null || password.isEmpty()) {
+            return config;
+        }
+        Path dir = work.resolve("secrets");
+        Files.createDirectories(dir);
+        Path file = dir.resolve("source.properties");
+        Files.deleteIfExists(file);
+        Files.createFile(
+                file,
+                java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                        java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+        java.util.Properties p = new java.util.Properties();
+        p.setProperty("password", password);
+        try (var w = Files.newBufferedWriter(file)) {
+            p.store(w, "cdc-lab: the source password for the Debezium connector");
+        }
+        Map<String, String> m = new LinkedHashMap<>(config);
+        m.put("database.password", "${file:" + file.toAbsolutePath() + ":password}");
+        return m;
+    }
+
+    /**
+     * The connector config as registered (the password as a {@code ${file:...}} reference on a
+     * worker of our own).
+     */
     public Map<String, String> connectorConfig() {
         return connectorConfig;
     }

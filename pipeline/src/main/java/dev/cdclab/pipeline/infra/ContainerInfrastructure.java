@@ -386,6 +386,11 @@ final class ContainerInfrastructure implements Infrastructure {
     }
 
     @Override
+    public boolean connectResolvesFileSecrets() {
+        return true;
+    }
+
+    @Override
     public String connectUrl() {
         return connect.restUrl();
     }

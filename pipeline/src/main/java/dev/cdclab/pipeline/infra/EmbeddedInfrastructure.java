@@ -124,6 +124,11 @@ final class EmbeddedInfrastructure implements Infrastructure, ServiceFaults {
     }
 
     @Override
+    public boolean connectResolvesFileSecrets() {
+        return true;
+    }
+
+    @Override
     public String connectUrl() {
         return connectUrl;
     }

@@ -106,6 +106,12 @@ final class ExternalInfrastructure implements Infrastructure {
     }
 
     @Override
+    public boolean connectResolvesFileSecrets() {
+        // a worker of our own (no --connect-url); someone else's may not have the file provider
+        return endpoints.connectUrl() == null;
+    }
+
+    @Override
     public String connectUrl() {
         return connectUrl;
     }

@@ -26,6 +26,14 @@ public interface Infrastructure extends AutoCloseable {
     String connectUrl();
 
     /**
+     * True when the Connect worker is one this infrastructure started, which resolves {@code
+     * ${file:...}} secrets: the connector config then names a file instead of holding the password.
+     */
+    default boolean connectResolvesFileSecrets() {
+        return false;
+    }
+
+    /**
      * True when the source or Kafka outlive the pipeline (external services, containers a test
      * manages): the pipeline then removes what it created in them (connector, slot, publication,
      * topics) when it stops.
