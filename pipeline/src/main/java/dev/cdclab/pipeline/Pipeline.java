@@ -389,6 +389,7 @@ public final class Pipeline implements AutoCloseable {
                         this::sourceConnection,
                         this::warehouseConnection,
                         SourceCatalog.of(infra.source().kind()))
+                .capturedColumns(capture.capturedColumns())
                 .verify(capture.schemas());
     }
 

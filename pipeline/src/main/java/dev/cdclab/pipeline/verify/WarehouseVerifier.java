@@ -12,6 +12,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.stream.Collectors;
 
@@ -32,6 +33,7 @@ public final class WarehouseVerifier {
     private final Connector source;
     private final Connector warehouse;
     private final SourceCatalog catalog;
+    private Map<String, List<String>> capturedColumns = Map.of();
 
     /** A verifier of a PostgreSQL source. */
     public WarehouseVerifier(Connector source, Connector warehouse) {
@@ -42,6 +44,31 @@ public final class WarehouseVerifier {
         this.source = source;
         this.warehouse = warehouse;
         this.catalog = catalog;
+    }
+
+    /**
+     * Compares only the captured columns (and the keys): table ({@code schema.table} or {@code
+     * table}, {@code ""} for every table) to column names, as {@code capture.captured.columns}
+     * gives them. Empty compares every column.
+     */
+    public WarehouseVerifier capturedColumns(Map<String, List<String>> byTable) {
+        this.capturedColumns = Map.copyOf(byTable);
+        return this;
+    }
+
+    private List<TableColumn> captured(TableName name, List<TableColumn> cols) {
+        List<String> only = capturedColumns.get(name.schema() + "." + name.table());
+        if (only == null) {
+            only = capturedColumns.get(name.table());
+        }
+        if (only == null) {
+            only = capturedColumns.get("");
+        }
+        if (only == null) {
+            return cols;
+        }
+        java.util.Set<String> keep = new java.util.HashSet<>(only);
+        return cols.stream().filter(c -> c.key() || keep.contains(c.name())).toList();
     }
 
     /**
@@ -62,7 +89,7 @@ public final class WarehouseVerifier {
 
     private TableResult compare(Connection src, Connection wh, TableName name) throws SQLException {
         String table = name.schema() + "." + name.table();
-        List<TableColumn> cols = catalog.columns(src, name);
+        List<TableColumn> cols = captured(name, catalog.columns(src, name));
         List<TableColumn> keys = cols.stream().filter(TableColumn::key).toList();
         if (keys.isEmpty()) {
             return new TableResult(table, 0, 0, "", "", List.of(), "no primary key");
