@@ -154,6 +154,12 @@ public final class PostgresCapture implements CaptureSource {
         } catch (SQLException e) {
             // the source being unreachable is not this check's to report
             return;
+        } catch (IllegalStateException e) {
+            if (e.getCause() instanceof SQLException) {
+                // nor is a source that is restarting
+                return;
+            }
+            throw e;
         }
         if ("lost".equals(walStatus)) {
             throw new CaptureLostException(

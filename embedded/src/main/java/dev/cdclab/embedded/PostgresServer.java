@@ -120,6 +120,10 @@ public final class PostgresServer implements AutoCloseable {
                     ProcessHandle.of(pid)
                             .orElseThrow(() -> new IllegalStateException("no postmaster " + pid));
             java.util.List<String> command = new java.util.ArrayList<>();
+            if ("root".equals(System.getProperty("user.name"))) {
+                // as zonky does: PostgreSQL refuses to run as root, but runs in a user namespace
+                command.addAll(java.util.List.of("unshare", "-U"));
+            }
             command.add(postmaster.info().command().orElseThrow());
             command.addAll(java.util.List.of(postmaster.info().arguments().orElseThrow()));
             new ProcessBuilder("kill", "-INT", Long.toString(pid)).start().waitFor();
