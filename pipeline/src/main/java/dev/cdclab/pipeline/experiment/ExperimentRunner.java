@@ -78,8 +78,12 @@ public final class ExperimentRunner {
     private int total;
     private volatile boolean stopping;
 
+    /** The running cell's pipeline, for Ctrl-C: one registration, so finished cells are freed. */
+    private final java.util.concurrent.atomic.AtomicReference<AutoCloseable> running =
+            new java.util.concurrent.atomic.AtomicReference<>();
+
     /**
-     * @param closeOnShutdown registers what Ctrl-C must close (each cell's pipeline)
+     * @param closeOnShutdown registers what Ctrl-C must close (the running cell's services)
      */
     public ExperimentRunner(
             ExperimentSpec spec,
@@ -92,6 +96,13 @@ public final class ExperimentRunner {
         this.out = out;
         this.console = console;
         this.closeOnShutdown = closeOnShutdown;
+        closeOnShutdown.accept(
+                () -> {
+                    AutoCloseable c = running.get();
+                    if (c != null) {
+                        c.close();
+                    }
+                });
     }
 
     /**
@@ -317,7 +328,7 @@ public final class ExperimentRunner {
                                     });
             cs.apply(b);
             Pipeline p = b.build();
-            closeOnShutdown.accept(p);
+            running.set(p);
             try (SnapshotWatch snap = new SnapshotWatch()) {
                 try {
                     p.start();
@@ -347,12 +358,14 @@ public final class ExperimentRunner {
                         loadThread[0].join(30_000);
                     }
                     p.close();
+                    running.set(null);
                 }
             }
         } else {
             try (SourceService pg =
                     infra.startSource(
                             new InfraSpec.Context(work, runId, cs.durable(), 0, 0, false))) {
+                running.set(pg);
                 SourceEndpoint src = pg.endpoint();
                 prepareSource(src, wl, cs);
                 summary.put("startup_s", Numbers.round3(seconds(t0)));
@@ -362,6 +375,7 @@ public final class ExperimentRunner {
                 m = eng.run();
             } finally {
                 current = null;
+                running.set(null);
             }
         }
         CellMetrics metrics =
