@@ -4,6 +4,7 @@ import static dev.cdclab.config.ConfigOption.booleanOption;
 import static dev.cdclab.config.ConfigOption.durationOption;
 import static dev.cdclab.config.ConfigOption.enumOption;
 import static dev.cdclab.config.ConfigOption.intOption;
+import static dev.cdclab.config.ConfigOption.longOption;
 import static dev.cdclab.config.ConfigOption.stringOption;
 
 import dev.cdclab.change.NetChangeMode;
@@ -129,6 +130,18 @@ public final class NetChangeConfig {
                                     + " faster; rocksdb spills to disk for long intervals and huge"
                                     + " transactions.")
                     .build();
+    public static final ConfigOption<Long> STATE_HEAP_BYTES =
+            longOption("state.heap.bytes")
+                    .defaultValue(32L * 1024 * 1024)
+                    .check(n -> n >= 0, "must be >= 0")
+                    .description(
+                            "Encoded bytes of open-interval state a task keeps decoded on the heap"
+                                    + " (and in 'state.store'). Keys first seen past it go to a"
+                                    + " RocksDB overflow store on disk (changelogged too) and are"
+                                    + " read back when their interval closes, so a huge"
+                                    + " transaction or snapshot does not exhaust the heap; 0"
+                                    + " sends every key there.")
+                    .build();
     public static final ConfigOption<Boolean> STATE_CACHE =
             booleanOption("state.cache")
                     .defaultValue(false)
@@ -184,6 +197,7 @@ public final class NetChangeConfig {
                     THREADS,
                     STATE_DIR,
                     STATE_STORE,
+                    STATE_HEAP_BYTES,
                     STATE_CACHE,
                     PLACEHOLDER,
                     GENERATOR_COLUMN,

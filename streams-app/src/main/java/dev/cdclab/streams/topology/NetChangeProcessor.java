@@ -15,7 +15,9 @@ import dev.cdclab.streams.fold.PendingChange;
 import dev.cdclab.streams.fold.PendingCodec;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -39,9 +41,17 @@ import org.slf4j.LoggerFactory;
  * <p>The open intervals' state lives decoded in a map of the processor's own and is written through
  * to the changelogged store, which restores the map after a restart or rebalance: each change costs
  * one hash lookup and one store write, never a decode.
+ *
+ * <p>That map and its store are bounded by {@code state.heap.bytes} (encoded bytes): a key first
+ * seen past it lives only in the RocksDB overflow store, on disk, until its interval closes; then
+ * the closed range of that store is read back in chunks and merged with the map's entries in key
+ * order. A huge transaction or an initial snapshot of one interval so costs disk, not heap.
  */
 final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte[]> {
     private static final Logger LOG = LoggerFactory.getLogger(NetChangeProcessor.class);
+
+    /** Overflow entries read per range scan while closing. */
+    private static final int OVERFLOW_CHUNK = 2000;
 
     private final String heartbeatTable;
     private final long graceMs;
@@ -55,7 +65,11 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     private KeyValueStore<Integer, Long> progress;
     private KeyValueStore<Long, byte[]> schemaStore;
     private final Map<Long, Schemas.Described> schemas = new HashMap<>();
-    private final Map<Bytes, PendingChange> open = new HashMap<>();
+    private final long heapBytes;
+    private final Map<Bytes, Cached> open = new HashMap<>();
+    private KeyValueStore<Bytes, byte[]> overflow;
+    private long cachedBytes;
+    private long overflowKeys;
     private int task;
     private long closedThrough;
     private long watermark = Long.MIN_VALUE;
@@ -68,6 +82,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
             NetChangeMode mode,
             int tasks,
             DebeziumEventReader reader,
+            long heapBytes,
             NetChangeStats stats) {
         this.heartbeatTable = heartbeatTable;
         this.graceMs = graceMs;
@@ -75,6 +90,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         this.mode = mode;
         this.tasks = tasks;
         this.reader = reader;
+        this.heapBytes = heapBytes;
         this.stats = stats;
     }
 
@@ -82,6 +98,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     public void init(ProcessorContext<byte[], byte[]> context) {
         this.context = context;
         this.pending = context.getStateStore(NetChangeTopology.PENDING_STORE);
+        this.overflow = context.getStateStore(NetChangeTopology.OVERFLOW_STORE);
         this.progress = context.getStateStore(NetChangeTopology.PROGRESS_STORE);
         this.schemaStore = context.getStateStore(NetChangeTopology.SCHEMA_STORE);
         this.task = context.taskId().partition();
@@ -90,13 +107,27 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         // init runs again when a task is revived: the store is the truth
         open.clear();
         schemas.clear();
+        cachedBytes = 0;
+        overflowKeys = 0;
         try (KeyValueIterator<Bytes, byte[]> it = pending.all()) {
             while (it.hasNext()) {
                 KeyValue<Bytes, byte[]> kv = it.next();
-                open.put(kv.key, PendingCodec.decode(kv.value, this::schema));
+                open.put(
+                        kv.key,
+                        new Cached(PendingCodec.decode(kv.value, this::schema), kv.value.length));
+                cachedBytes += kv.value.length;
+            }
+        }
+        try (KeyValueIterator<Bytes, byte[]> it = overflow.all()) {
+            while (it.hasNext()) {
+                it.next();
+                overflowKeys++;
             }
         }
     }
+
+    /** A decoded open-interval state and the size of its encoding. */
+    private record Cached(PendingChange change, int bytes) {}
 
     @Override
     public void process(Record<byte[], byte[]> record) {
@@ -152,9 +183,29 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
             schemas.put(schema.id(), schema);
         }
         Bytes key = Bytes.wrap(PendingCodec.key(interval, ev.tableKey()));
-        PendingChange next = NetChangeFolder.fold(open.get(key), ev, interval);
-        open.put(key, next);
-        pending.put(key, PendingCodec.encode(next));
+        Cached cached = open.get(key);
+        PendingChange prev = cached == null ? null : cached.change();
+        boolean overflowed = false;
+        if (cached == null && overflowKeys > 0) {
+            byte[] stored = overflow.get(key);
+            if (stored != null) {
+                prev = PendingCodec.decode(stored, this::schema);
+                overflowed = true;
+            }
+        }
+        PendingChange next = NetChangeFolder.fold(prev, ev, interval);
+        byte[] encoded = PendingCodec.encode(next);
+        if (overflowed) {
+            overflow.put(key, encoded);
+        } else if (cached != null || cachedBytes + encoded.length <= heapBytes) {
+            open.put(key, new Cached(next, encoded.length));
+            cachedBytes += encoded.length - (cached == null ? 0 : cached.bytes());
+            pending.put(key, encoded);
+        } else {
+            overflow.put(key, encoded);
+            overflowKeys++;
+            stats.countOverflowed();
+        }
     }
 
     private void close(long bound, long timestamp) {
@@ -162,26 +213,52 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
             return;
         }
         long maxStart = clock.maxClosedStart(bound);
-        List<Map.Entry<Bytes, PendingChange>> done = new ArrayList<>();
-        for (Map.Entry<Bytes, PendingChange> e : open.entrySet()) {
-            if (e.getValue().interval().startMs() <= maxStart) {
+        List<Map.Entry<Bytes, Cached>> done = new ArrayList<>();
+        for (Map.Entry<Bytes, Cached> e : open.entrySet()) {
+            if (e.getValue().change().interval().startMs() <= maxStart) {
                 done.add(e);
             }
         }
         // key order (interval, then table and key), as a scan of the store would give
         done.sort(Map.Entry.comparingByKey());
         long now = System.currentTimeMillis();
-        for (Map.Entry<Bytes, PendingChange> e : done) {
-            PendingChange p = e.getValue();
-            Optional<NetChange> change = NetChangeFolder.close(p, mode, now);
-            if (change.isPresent()) {
-                emit(change.get(), null);
-            } else {
-                stats.countVanished(p.table(), p.rawChanges());
-            }
+        Iterator<Map.Entry<Bytes, Cached>> cachedDone = done.iterator();
+        Map.Entry<Bytes, Cached> nextCached = cachedDone.hasNext() ? cachedDone.next() : null;
+        if (overflowKeys > 0) {
+            // every key below the first one of the interval starting after maxStart
+            Bytes to = Bytes.wrap(PendingCodec.lowerBound(maxStart + 1));
+            Bytes from = null;
+            List<KeyValue<Bytes, byte[]>> chunk = new ArrayList<>(OVERFLOW_CHUNK);
+            do {
+                chunk.clear();
+                try (KeyValueIterator<Bytes, byte[]> it = overflow.range(from, to)) {
+                    while (chunk.size() < OVERFLOW_CHUNK && it.hasNext()) {
+                        chunk.add(it.next());
+                    }
+                }
+                for (KeyValue<Bytes, byte[]> kv : chunk) {
+                    while (nextCached != null && nextCached.getKey().compareTo(kv.key) < 0) {
+                        emitClosed(nextCached.getValue().change(), now);
+                        nextCached = cachedDone.hasNext() ? cachedDone.next() : null;
+                    }
+                    emitClosed(PendingCodec.decode(kv.value, this::schema), now);
+                    overflow.delete(kv.key);
+                    overflowKeys--;
+                }
+                if (!chunk.isEmpty()) {
+                    // the smallest key after the last one read
+                    byte[] last = chunk.get(chunk.size() - 1).key.get();
+                    from = Bytes.wrap(Arrays.copyOf(last, last.length + 1));
+                }
+            } while (chunk.size() == OVERFLOW_CHUNK);
         }
-        for (Map.Entry<Bytes, PendingChange> e : done) {
+        while (nextCached != null) {
+            emitClosed(nextCached.getValue().change(), now);
+            nextCached = cachedDone.hasNext() ? cachedDone.next() : null;
+        }
+        for (Map.Entry<Bytes, Cached> e : done) {
             pending.delete(e.getKey());
+            cachedBytes -= e.getValue().bytes();
         }
         done.forEach(e -> open.remove(e.getKey()));
         closedThrough = bound;
@@ -191,6 +268,15 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         context.forward(
                 new Record<>(NetChangeCodec.key(marker), NetChangeCodec.encode(marker), timestamp),
                 NetChangeTopology.NET_CHANGES_SINK);
+    }
+
+    private void emitClosed(PendingChange p, long now) {
+        Optional<NetChange> change = NetChangeFolder.close(p, mode, now);
+        if (change.isPresent()) {
+            emit(change.get(), null);
+        } else {
+            stats.countVanished(p.table(), p.rawChanges());
+        }
     }
 
     private Schemas.Described schema(long id) {

@@ -15,6 +15,7 @@ public final class NetChangeStats {
     private final LongAdder deadLetters = new LongAdder();
     private final LongAdder heartbeats = new LongAdder();
     private final LongAdder snapshotChanges = new LongAdder();
+    private final LongAdder overflowed = new LongAdder();
     private final AtomicLong closedThroughMs = new AtomicLong(Long.MIN_VALUE);
     private final Map<String, TableCounts> tables = new ConcurrentHashMap<>();
 
@@ -55,6 +56,10 @@ public final class NetChangeStats {
         vanished.increment();
         vanishedRaw.add(raw);
         tables.computeIfAbsent(table, t -> new TableCounts()).vanished.increment();
+    }
+
+    void countOverflowed() {
+        overflowed.increment();
     }
 
     void countHeartbeat() {
@@ -111,6 +116,14 @@ public final class NetChangeStats {
     /** Records that could not be read and went to the dead-letter topic. */
     public long deadLetters() {
         return deadLetters.sum();
+    }
+
+    /**
+     * Keys whose open-interval state went to the on-disk overflow store (past {@code
+     * state.heap.bytes}).
+     */
+    public long overflowed() {
+        return overflowed.sum();
     }
 
     /** Highest interval-closing bound reached by any task of this instance. */

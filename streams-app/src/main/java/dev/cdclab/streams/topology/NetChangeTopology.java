@@ -35,6 +35,7 @@ import org.apache.kafka.streams.state.Stores;
  */
 public final class NetChangeTopology {
     static final String PENDING_STORE = "net-change-pending";
+    static final String OVERFLOW_STORE = "net-change-overflow";
     static final String PROGRESS_STORE = "net-change-progress";
     static final String SCHEMA_STORE = "net-change-schemas";
     static final String NET_CHANGES_SINK = "net-changes";
@@ -71,6 +72,7 @@ public final class NetChangeTopology {
                                 config.get(NetChangeConfig.MODE),
                                 tasks,
                                 new DebeziumEventReader(placeholder, generatorColumn),
+                                config.get(NetChangeConfig.STATE_HEAP_BYTES),
                                 stats),
                 "change-events");
         KeyValueBytesStoreSupplier pendingSupplier =
@@ -83,6 +85,14 @@ public final class NetChangeTopology {
                 config.get(NetChangeConfig.STATE_CACHE)
                         ? pending.withCachingEnabled()
                         : pending.withCachingDisabled(),
+                "net-change-fold");
+        // open-interval state past state.heap.bytes: on disk whatever state.store says
+        t.addStateStore(
+                Stores.keyValueStoreBuilder(
+                                Stores.persistentKeyValueStore(OVERFLOW_STORE),
+                                Serdes.Bytes(),
+                                Serdes.ByteArray())
+                        .withCachingDisabled(),
                 "net-change-fold");
         t.addStateStore(
                 Stores.keyValueStoreBuilder(
@@ -191,6 +201,6 @@ public final class NetChangeTopology {
 
     /** Store names, for tests and tools. */
     public static Set<String> storeNames() {
-        return Set.of(PENDING_STORE, PROGRESS_STORE, SCHEMA_STORE);
+        return Set.of(PENDING_STORE, OVERFLOW_STORE, PROGRESS_STORE, SCHEMA_STORE);
     }
 }

@@ -69,13 +69,25 @@ class NetChangeProperties {
     /** What the model knows of one raw change. */
     record Raw(int key, long lsn, long commitMs, long txId) {}
 
+    /** Open-interval heap budgets: all on the heap, all in the overflow store, or some of each. */
+    @Provide
+    Arbitrary<Long> heapBytes() {
+        return Arbitraries.of(32L * 1024 * 1024, 0L, 600L);
+    }
+
     @Property(tries = 150)
-    void netChangesReproduceTheHistory(@ForAll("histories") History history) {
+    void netChangesReproduceTheHistory(
+            @ForAll("histories") History history, @ForAll("heapBytes") long heapBytes) {
         Map<String, String> cfg =
                 Map.of(
-                        "interval", history.intervalMs() + "ms",
-                        "grace", "50ms",
-                        "state.store", "in_memory");
+                        "interval",
+                        history.intervalMs() + "ms",
+                        "grace",
+                        "50ms",
+                        "state.store",
+                        "in_memory",
+                        "state.heap.bytes",
+                        Long.toString(heapBytes));
         try (TopologyHarness h = new TopologyHarness(cfg)) {
             Map<Integer, String> before = new HashMap<>();
             for (int k = 1; k <= KEYS; k++) {

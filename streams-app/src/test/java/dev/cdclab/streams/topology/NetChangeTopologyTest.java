@@ -340,4 +340,57 @@ class NetChangeTopologyTest {
             assertThat(h.markers()).isNotEmpty();
         }
     }
+
+    /**
+     * One big transaction, updates and a cancelled insert inside it, and a second interval still
+     * open when the first closes: what is emitted, as (interval, key, op, name).
+     */
+    private static List<String> bigTransaction(TopologyHarness h) {
+        int rows = 600;
+        for (int k = 1; k <= rows; k++) {
+            h.change('c', null, row(k, "v" + k, k), 7, T0 + 100);
+        }
+        // keys seen early (on the heap) and late (in the overflow store) change again
+        for (int k : new int[] {1, 2, 599, 600}) {
+            h.change('u', null, row(k, "u" + k, k), 7, T0 + 100);
+        }
+        h.change('d', Map.of("id", 598), null, 7, T0 + 100);
+        h.change('u', null, row(3, "next", 3), 8, T0 + 1050);
+        h.change('c', null, row(700, "next", 700), 8, T0 + 1050);
+        h.heartbeat(T0 + 1200);
+        assertThat(h.changes()).as("the first interval only").hasSize(rows - 1);
+        h.heartbeat(T0 + 3000);
+        return h.changes().stream()
+                .map(
+                        c ->
+                                c.intervalStartMs()
+                                        + "/"
+                                        + c.key().get("id").asInt()
+                                        + "/"
+                                        + c.op()
+                                        + "/"
+                                        + (c.after() == null
+                                                ? null
+                                                : c.after().get("name").asText()))
+                .toList();
+    }
+
+    @Test
+    void aTransactionPastTheHeapBudgetOverflowsToDiskAndEmitsTheSame() {
+        List<String> onHeap;
+        try (TopologyHarness h = harness()) {
+            onHeap = bigTransaction(h);
+            assertThat(h.stats().overflowed()).isZero();
+        }
+        try (TopologyHarness h = harness(Map.of("state.heap.bytes", "20000"))) {
+            List<String> spilled = bigTransaction(h);
+            assertThat(h.stats().overflowed()).as("keys past the budget").isGreaterThan(400);
+            assertThat(spilled).containsExactlyElementsOf(onHeap);
+            assertThat(h.stats().vanished()).isEqualTo(1);
+        }
+        assertThat(onHeap)
+                .hasSize(601)
+                .contains(T0 + "/600/INSERT/u600", (T0 + 1000) + "/3/UPDATE/next")
+                .noneMatch(c -> c.contains("/598/"));
+    }
 }
