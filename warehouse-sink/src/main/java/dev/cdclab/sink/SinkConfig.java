@@ -3,6 +3,7 @@ package dev.cdclab.sink;
 import static dev.cdclab.config.ConfigOption.durationOption;
 import static dev.cdclab.config.ConfigOption.enumOption;
 import static dev.cdclab.config.ConfigOption.intOption;
+import static dev.cdclab.config.ConfigOption.longOption;
 import static dev.cdclab.config.ConfigOption.stringOption;
 
 import dev.cdclab.config.ConfigOption;
@@ -64,6 +65,18 @@ public final class SinkConfig {
                     .check(d -> d.toMillis() >= 1, "must be >= 1ms")
                     .description("How long one poll waits for records.")
                     .build();
+    public static final ConfigOption<Long> BUFFER_BYTES =
+            longOption("interval.buffer.bytes")
+                    .defaultValue(32L * 1024 * 1024)
+                    .check(n -> n >= 0, "must be >= 0")
+                    .description(
+                            "Bytes of net-change records held in memory until their interval is"
+                                    + " closed everywhere. Past it, the earliest interval's"
+                                    + " changes are written ahead into an open warehouse"
+                                    + " transaction, which commits (offsets after it) once that"
+                                    + " interval closes: a huge transaction streams through in"
+                                    + " bounded memory and still appears at once.")
+                    .build();
 
     public static final ConfigOption<ErrorTolerance> ERRORS_TOLERANCE =
             enumOption("errors.tolerance", ErrorTolerance.class)
@@ -101,6 +114,7 @@ public final class SinkConfig {
                     WAREHOUSE_PASSWORD,
                     MAX_POLL_RECORDS,
                     POLL_TIMEOUT,
+                    BUFFER_BYTES,
                     ERRORS_TOLERANCE,
                     DEAD_LETTER_TOPIC);
 

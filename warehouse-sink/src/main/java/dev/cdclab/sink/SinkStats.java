@@ -42,6 +42,14 @@ public final class SinkStats {
         t.raw.add(raw);
     }
 
+    void applied(String table, long net, long raw) {
+        netChanges.add(net);
+        rawChanges.add(raw);
+        Table t = tables.computeIfAbsent(table, k -> new Table());
+        t.net.add(net);
+        t.raw.add(raw);
+    }
+
     void batch(long rows, long appliedThrough) {
         batches.increment();
         rowsWritten.add(rows);

@@ -37,6 +37,12 @@ import org.slf4j.LoggerFactory;
  * Consumes net changes and loads them into the warehouse: changes wait in an {@link IntervalGate}
  * until their interval is closed everywhere, then each batch is applied in one warehouse
  * transaction and only then are the Kafka offsets committed.
+ *
+ * <p>When the held records pass {@code interval.buffer.bytes}, the earliest interval held is
+ * written ahead into the open warehouse transaction and dropped from memory (its offsets stay
+ * uncommitted, its latency stage times are kept compactly); that transaction commits, with the rest
+ * of its interval, once the bound reaches it, so readers still see the interval at once. A failure
+ * rolls it back and the records are read again.
  */
 public final class WarehouseSink implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WarehouseSink.class);
@@ -56,6 +62,17 @@ public final class WarehouseSink implements AutoCloseable {
     private Thread thread;
     private DeadLetterWriter deadLetters;
     private long appliedThrough = Long.MIN_VALUE;
+
+    /** Interval end of the latest changes written ahead into the open warehouse transaction. */
+    private long streamedThrough = Long.MIN_VALUE;
+
+    /** Changes written ahead into the open warehouse transaction. */
+    private long streamedChanges;
+
+    private long streamedRows;
+    private long streamedMillis;
+    private final LatencyRecorder.Pending streamedTimes = new LatencyRecorder.Pending();
+    private final Map<String, long[]> streamedTables = new HashMap<>();
 
     public WarehouseSink(SinkConfig config) {
         this.config = config;
@@ -120,6 +137,9 @@ public final class WarehouseSink implements AutoCloseable {
                 new ConsumerRebalanceListener() {
                     @Override
                     public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
+                        if (streamedChanges > 0) {
+                            rollBackStreamed(revoked);
+                        }
                         gate.revoke(revoked);
                     }
 
@@ -164,6 +184,13 @@ public final class WarehouseSink implements AutoCloseable {
             failure.compareAndSet(null, t);
             LOG.error("Warehouse sink stopped", t);
         } finally {
+            if (streamedChanges > 0) {
+                try {
+                    writer.rollback();
+                } catch (SQLException | RuntimeException e) {
+                    LOG.warn("Rolling back the open warehouse transaction: {}", e.getMessage());
+                }
+            }
             try {
                 commitOffsets(true);
             } catch (RuntimeException e) {
@@ -187,7 +214,7 @@ public final class WarehouseSink implements AutoCloseable {
         if (decoded instanceof IntervalMarker m) {
             gate.mark(tp, r.offset(), m);
         } else {
-            gate.add(tp, r.offset(), (NetChange) decoded);
+            gate.add(tp, r.offset(), (NetChange) decoded, r.serializedValueSize());
         }
     }
 
@@ -214,25 +241,98 @@ public final class WarehouseSink implements AutoCloseable {
 
     private void applyReady() throws SQLException {
         long bound = gate.bound();
-        if (bound > appliedThrough) {
+        // what was written ahead commits only at a bound that covers its interval
+        if (bound > appliedThrough && bound >= streamedThrough) {
             List<NetChange> ready = gate.release(bound);
-            if (ready.isEmpty()) {
+            if (ready.isEmpty() && streamedChanges == 0) {
                 stats.advance(bound);
             } else {
                 long t0 = System.nanoTime();
                 WarehouseWriter.Applied applied = writer.apply(ready, bound);
-                stats.applyTook((System.nanoTime() - t0) / 1_000_000);
+                stats.applyTook((System.nanoTime() - t0) / 1_000_000 + streamedMillis);
+                latency.recordAll(streamedTimes, applied.committedAtMs());
                 latency.recordAll(ready, applied.committedAtMs());
+                streamedTables.forEach((table, n) -> stats.applied(table, n[0], n[1]));
                 for (NetChange c : ready) {
                     stats.applied(c.table(), c.rawChanges());
                 }
-                stats.batch(applied.rowsWritten(), bound);
+                stats.batch(applied.rowsWritten() + streamedRows, bound);
+                gate.committed();
+                forgetStreamed();
                 haltIfAsked();
             }
             appliedThrough = bound;
             commitOffsets(false);
         }
+        long limit = config.get(SinkConfig.BUFFER_BYTES);
+        while (gate.heldBytes() > limit && writeAhead()) {
+            // until the held records fit
+        }
         stats.setHeld(gate.held());
+    }
+
+    /**
+     * Writes the earliest interval held into the open warehouse transaction, to free the memory it
+     * holds; the transaction commits when the bound reaches that interval.
+     */
+    private boolean writeAhead() throws SQLException {
+        IntervalGate.Oldest oldest = gate.releaseOldest();
+        if (oldest.changes().isEmpty()) {
+            return false;
+        }
+        if (streamedChanges == 0) {
+            LOG.info(
+                    "Held net changes passed {} bytes: writing the interval ending at {} ahead"
+                            + " into the open warehouse transaction",
+                    config.get(SinkConfig.BUFFER_BYTES),
+                    oldest.intervalEndMs());
+        }
+        long t0 = System.nanoTime();
+        streamedRows += writer.write(oldest.changes());
+        streamedMillis += (System.nanoTime() - t0) / 1_000_000;
+        streamedThrough = Math.max(streamedThrough, oldest.intervalEndMs());
+        streamedChanges += oldest.changes().size();
+        for (NetChange c : oldest.changes()) {
+            streamedTimes.add(c);
+            long[] n = streamedTables.computeIfAbsent(c.table(), t -> new long[2]);
+            n[0]++;
+            n[1] += c.rawChanges();
+        }
+        return true;
+    }
+
+    private void forgetStreamed() {
+        streamedThrough = Long.MIN_VALUE;
+        streamedChanges = 0;
+        streamedRows = 0;
+        streamedMillis = 0;
+        streamedTimes.clear();
+        streamedTables.clear();
+    }
+
+    /**
+     * Partitions are taken away while changes written ahead are uncommitted: roll the warehouse
+     * transaction back and read the partitions kept again from their committed position.
+     */
+    private void rollBackStreamed(Collection<TopicPartition> revoked) {
+        LOG.warn(
+                "Partitions revoked with {} changes written ahead uncommitted: rolling back",
+                streamedChanges);
+        try {
+            writer.rollback();
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot roll back the warehouse transaction", e);
+        }
+        Map<TopicPartition, Long> restart = gate.committableOffsets();
+        restart.forEach(
+                (tp, offset) -> {
+                    if (!revoked.contains(tp)) {
+                        consumer.seek(tp, offset);
+                        gate.reset(tp);
+                    }
+                });
+        gate.committed();
+        forgetStreamed();
     }
 
     /**

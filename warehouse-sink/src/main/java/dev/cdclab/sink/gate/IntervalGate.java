@@ -15,6 +15,11 @@ import java.util.Map;
  * reads, so the warehouse moves from one interval boundary to the next in one transaction and never
  * shows part of a source transaction.
  *
+ * <p>An interval too big to hold (a huge transaction, an initial snapshot) is streamed instead:
+ * {@link #releaseOldest()} hands out the held changes of the earliest interval for an open
+ * warehouse transaction, and their offsets stay uncommittable until {@link #committed()} says that
+ * transaction committed.
+ *
  * @param <P> partition identifier
  */
 public final class IntervalGate<P> {
@@ -25,9 +30,17 @@ public final class IntervalGate<P> {
         final Map<Integer, Long> closedThrough = new HashMap<>();
         int tasks = -1;
         long nextOffset = -1;
+
+        /** Lowest offset of a change streamed into the open warehouse transaction, or -1. */
+        long streamedFrom = -1;
     }
 
-    private record Held(long offset, NetChange change) {}
+    private record Held(long offset, NetChange change, int bytes) {}
+
+    /** Changes of one interval released early, and that interval's end. */
+    public record Oldest(List<NetChange> changes, long intervalEndMs) {}
+
+    private long heldBytes;
 
     /** Starts tracking newly assigned partitions. */
     public void assign(Collection<P> assigned) {
@@ -39,15 +52,36 @@ public final class IntervalGate<P> {
     /** Forgets revoked partitions; their records will be read again by their next owner. */
     public void revoke(Collection<P> revoked) {
         for (P p : revoked) {
-            partitions.remove(p);
+            PartitionState s = partitions.remove(p);
+            if (s != null) {
+                s.held.forEach(h -> heldBytes -= h.bytes());
+            }
+        }
+    }
+
+    /**
+     * Forgets everything read from the partition, to read it again from its committable offset
+     * (after the open warehouse transaction was rolled back).
+     */
+    public void reset(P partition) {
+        PartitionState s = partitions.get(partition);
+        if (s != null) {
+            s.held.forEach(h -> heldBytes -= h.bytes());
+            partitions.put(partition, new PartitionState());
         }
     }
 
     /** Adds a net change read at {@code offset}. */
     public void add(P partition, long offset, NetChange change) {
+        add(partition, offset, change, 0);
+    }
+
+    /** Adds a net change read at {@code offset} from a record of {@code bytes} bytes. */
+    public void add(P partition, long offset, NetChange change, int bytes) {
         PartitionState s = partitions.computeIfAbsent(partition, k -> new PartitionState());
-        s.held.add(new Held(offset, change));
+        s.held.add(new Held(offset, change, bytes));
         s.nextOffset = Math.max(s.nextOffset, offset + 1);
+        heldBytes += bytes;
     }
 
     /** Passes over a record read at {@code offset} that carries nothing to apply. */
@@ -96,11 +130,48 @@ public final class IntervalGate<P> {
                 Held h = it.next();
                 if (h.change().intervalEndMs() <= bound) {
                     out.add(h.change());
+                    heldBytes -= h.bytes();
                     it.remove();
                 }
             }
         }
         return out;
+    }
+
+    /**
+     * Removes and returns the held changes of the earliest interval held, for a warehouse
+     * transaction that commits once the bound reaches that interval's end; their offsets are not
+     * committable until {@link #committed()}. Empty when nothing is held.
+     */
+    public Oldest releaseOldest() {
+        long end = Long.MAX_VALUE;
+        for (PartitionState s : partitions.values()) {
+            for (Held h : s.held) {
+                end = Math.min(end, h.change().intervalEndMs());
+            }
+        }
+        List<NetChange> out = new ArrayList<>();
+        for (PartitionState s : partitions.values()) {
+            for (Iterator<Held> it = s.held.iterator(); it.hasNext(); ) {
+                Held h = it.next();
+                if (h.change().intervalEndMs() == end) {
+                    out.add(h.change());
+                    heldBytes -= h.bytes();
+                    if (s.streamedFrom < 0 || h.offset() < s.streamedFrom) {
+                        s.streamedFrom = h.offset();
+                    }
+                    it.remove();
+                }
+            }
+        }
+        return new Oldest(out, end);
+    }
+
+    /** The warehouse transaction holding the streamed changes committed. */
+    public void committed() {
+        for (PartitionState s : partitions.values()) {
+            s.streamedFrom = -1;
+        }
     }
 
     /**
@@ -111,13 +182,25 @@ public final class IntervalGate<P> {
         Map<P, Long> out = new LinkedHashMap<>();
         partitions.forEach(
                 (p, s) -> {
+                    long o = -1;
                     if (!s.held.isEmpty()) {
-                        out.put(p, s.held.get(0).offset());
+                        o = s.held.get(0).offset();
                     } else if (s.nextOffset >= 0) {
-                        out.put(p, s.nextOffset);
+                        o = s.nextOffset;
+                    }
+                    if (s.streamedFrom >= 0 && (o < 0 || s.streamedFrom < o)) {
+                        o = s.streamedFrom;
+                    }
+                    if (o >= 0) {
+                        out.put(p, o);
                     }
                 });
         return out;
+    }
+
+    /** Bytes of the records whose changes are held. */
+    public long heldBytes() {
+        return heldBytes;
     }
 
     /** How many changes are held. */

@@ -54,19 +54,88 @@ public final class LatencyRecorder {
             snapshotChanges++;
             return;
         }
-        long e2e = clamp(warehouseCommitMs - c.stages().sourceCommitMs());
+        record(
+                c.stages().sourceCommitMs(),
+                c.stages().capturedMs(),
+                c.stages().kafkaAppendMs(),
+                c.stages().emittedMs(),
+                c.generatorCommitMicros() == null ? NO_GENERATOR : c.generatorCommitMicros(),
+                warehouseCommitMs);
+    }
+
+    private static final long NO_GENERATOR = Long.MIN_VALUE;
+
+    private void record(
+            long sourceCommitMs,
+            long capturedMs,
+            long kafkaAppendMs,
+            long emittedMs,
+            long generatorCommitMicros,
+            long warehouseCommitMs) {
+        long e2e = clamp(warehouseCommitMs - sourceCommitMs);
         endToEnd.recordValue(e2e);
         recent.recordValue(e2e);
-        stages.get(Stage.CAPTURE)
-                .recordValue(clamp(c.stages().capturedMs() - c.stages().sourceCommitMs()));
-        stages.get(Stage.KAFKA)
-                .recordValue(clamp(c.stages().kafkaAppendMs() - c.stages().capturedMs()));
-        stages.get(Stage.NET_CHANGE)
-                .recordValue(clamp(c.stages().emittedMs() - c.stages().kafkaAppendMs()));
-        stages.get(Stage.WAREHOUSE).recordValue(clamp(warehouseCommitMs - c.stages().emittedMs()));
-        if (c.generatorCommitMicros() != null) {
-            generator.recordValue(clamp(warehouseCommitMs - c.generatorCommitMicros() / 1000));
+        stages.get(Stage.CAPTURE).recordValue(clamp(capturedMs - sourceCommitMs));
+        stages.get(Stage.KAFKA).recordValue(clamp(kafkaAppendMs - capturedMs));
+        stages.get(Stage.NET_CHANGE).recordValue(clamp(emittedMs - kafkaAppendMs));
+        stages.get(Stage.WAREHOUSE).recordValue(clamp(warehouseCommitMs - emittedMs));
+        if (generatorCommitMicros != NO_GENERATOR) {
+            generator.recordValue(clamp(warehouseCommitMs - generatorCommitMicros / 1000));
         }
+    }
+
+    /**
+     * The stage times of changes written into a warehouse transaction that has not committed yet,
+     * kept compactly (five longs a change) so the changes themselves need not be.
+     */
+    public static final class Pending {
+        private static final int FIELDS = 5;
+        private long[] times = new long[FIELDS * 1024];
+        private int timed;
+        private long snapshots;
+
+        /** Keeps what {@link #record(NetChange, long)} will need of the change. */
+        public void add(NetChange c) {
+            if (c.snapshot()) {
+                snapshots++;
+                return;
+            }
+            if ((timed + 1) * FIELDS > times.length) {
+                times = java.util.Arrays.copyOf(times, times.length * 2);
+            }
+            int i = timed++ * FIELDS;
+            times[i] = c.stages().sourceCommitMs();
+            times[i + 1] = c.stages().capturedMs();
+            times[i + 2] = c.stages().kafkaAppendMs();
+            times[i + 3] = c.stages().emittedMs();
+            times[i + 4] =
+                    c.generatorCommitMicros() == null ? NO_GENERATOR : c.generatorCommitMicros();
+        }
+
+        /** Changes added. */
+        public long size() {
+            return timed + snapshots;
+        }
+
+        /** Forgets them (their transaction rolled back). */
+        public void clear() {
+            times = new long[FIELDS * 1024];
+            timed = 0;
+            snapshots = 0;
+        }
+    }
+
+    /**
+     * Records the changes kept in {@code pending}, whose warehouse transaction committed at {@code
+     * warehouseCommitMs}, as {@link #recordAll} would have recorded them; then clears it.
+     */
+    public synchronized void recordAll(Pending pending, long warehouseCommitMs) {
+        snapshotChanges += pending.snapshots;
+        long[] t = pending.times;
+        for (int i = 0; i < pending.timed * Pending.FIELDS; i += Pending.FIELDS) {
+            record(t[i], t[i + 1], t[i + 2], t[i + 3], t[i + 4], warehouseCommitMs);
+        }
+        pending.clear();
     }
 
     /**

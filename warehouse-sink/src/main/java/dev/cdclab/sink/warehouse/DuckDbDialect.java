@@ -22,6 +22,7 @@ import org.duckdb.DuckDBConnection;
  */
 public final class DuckDbDialect extends SqlWarehouseDialect {
     private final Map<String, String> stages = new HashMap<>();
+    private int stagesCreated;
     private final Map<String, String[]> statements = new HashMap<>();
 
     @Override
@@ -109,13 +110,20 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
     }
 
     @Override
+    public void rolledBack() {
+        // staging tables created in the rolled-back transaction are gone
+        stages.clear();
+        statements.clear();
+    }
+
+    @Override
     public long merge(Connection c, TableName t, List<ColumnSpec> columns, List<StagedRow> rows)
             throws SQLException {
         String signature = signature(t, columns);
         String stage = stages.get(signature);
         try (Statement s = c.createStatement()) {
             if (stage == null) {
-                stage = "cdc_stage_" + stages.size();
+                stage = "cdc_stage_" + stagesCreated++;
                 s.execute(
                         "CREATE OR REPLACE TEMP TABLE "
                                 + stage

@@ -23,6 +23,7 @@ import org.postgresql.PGConnection;
  */
 public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
     private final Map<String, String> stages = new HashMap<>();
+    private int stagesCreated;
     private final Map<String, String> merges = new HashMap<>();
 
     @Override
@@ -102,13 +103,19 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
     }
 
     @Override
+    public void rolledBack() {
+        // staging tables created in the rolled-back transaction are gone
+        stages.clear();
+    }
+
+    @Override
     public long merge(Connection c, TableName t, List<ColumnSpec> columns, List<StagedRow> rows)
             throws SQLException {
         String signature = signature(t, columns);
         String stage = stages.get(signature);
         try (Statement s = c.createStatement()) {
             if (stage == null) {
-                stage = "cdc_stage_" + stages.size();
+                stage = "cdc_stage_" + stagesCreated++;
                 s.execute(
                         "CREATE TEMP TABLE IF NOT EXISTS "
                                 + stage

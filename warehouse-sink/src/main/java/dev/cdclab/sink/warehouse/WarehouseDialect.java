@@ -44,6 +44,9 @@ public interface WarehouseDialect {
             throws SQLException;
 
     /** Records how far the warehouse is complete, in the current transaction. */
+    /** The transaction was rolled back: forget what was created in it. */
+    default void rolledBack() {}
+
     void saveProgress(Connection c, long appliedThroughMs, long committedAtMs) throws SQLException;
 
     /** Picks the dialect for a JDBC URL. */

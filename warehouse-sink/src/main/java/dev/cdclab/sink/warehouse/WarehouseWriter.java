@@ -67,6 +67,18 @@ public final class WarehouseWriter implements AutoCloseable {
      * @throws SQLException after rolling back
      */
     public Applied apply(List<NetChange> batch, long appliedThroughMs) throws SQLException {
+        long written = write(batch);
+        return new Applied(written, commit(appliedThroughMs));
+    }
+
+    /**
+     * Writes the batch into the open transaction (opening one if none is), without committing: a
+     * big interval is written in several batches, then committed once.
+     *
+     * @return rows written
+     * @throws SQLException after rolling the open transaction back
+     */
+    public long write(List<NetChange> batch) throws SQLException {
         long written = 0;
         try {
             for (List<NetChange> generation : BatchFolder.generations(batch)) {
@@ -78,19 +90,47 @@ public final class WarehouseWriter implements AutoCloseable {
                     written += applyTable(TableName.of(e.getKey()), e.getValue());
                 }
             }
+        } catch (SQLException | RuntimeException e) {
+            rollbackAfter(e);
+            throw e;
+        }
+        return written;
+    }
+
+    /**
+     * Records {@code appliedThroughMs} and commits the open transaction.
+     *
+     * @return the commit time
+     * @throws SQLException after rolling back
+     */
+    public long commit(long appliedThroughMs) throws SQLException {
+        try {
             dialect.saveProgress(connection, appliedThroughMs, System.currentTimeMillis());
             connection.commit();
         } catch (SQLException | RuntimeException e) {
-            try {
-                connection.rollback();
-            } catch (SQLException re) {
-                e.addSuppressed(re);
-            }
-            // a failed statement may leave DDL caches stale
-            knownColumns.clear();
+            rollbackAfter(e);
             throw e;
         }
-        return new Applied(written, System.currentTimeMillis());
+        return System.currentTimeMillis();
+    }
+
+    /** Rolls the open transaction back: nothing written since the last commit stays. */
+    public void rollback() throws SQLException {
+        // DDL of the rolled-back transaction is gone too
+        knownColumns.clear();
+        dialect.rolledBack();
+        connection.rollback();
+    }
+
+    private void rollbackAfter(Exception e) {
+        try {
+            connection.rollback();
+        } catch (SQLException re) {
+            e.addSuppressed(re);
+        }
+        // a failed statement may leave DDL caches stale
+        knownColumns.clear();
+        dialect.rolledBack();
     }
 
     private long applyTable(TableName table, List<NetChange> changes) throws SQLException {

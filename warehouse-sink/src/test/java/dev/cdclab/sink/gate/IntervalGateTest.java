@@ -89,4 +89,44 @@ class IntervalGateTest {
         assertThat(g.bound()).isEqualTo(1000);
         assertThat(g.held()).isZero();
     }
+
+    @Test
+    void theOldestIntervalIsWrittenAheadAndItsOffsetsWaitForTheWarehouseCommit() {
+        IntervalGate<String> g = new IntervalGate<>();
+        g.assign(List.of("p0", "p1"));
+        g.add("p0", 10, change(0, 1000), 100);
+        g.add("p1", 20, change(0, 1000), 100);
+        g.add("p0", 11, change(1000, 2000), 100);
+        g.add("p1", 21, change(0, 1000), 100);
+        assertThat(g.heldBytes()).isEqualTo(400);
+
+        IntervalGate.Oldest oldest = g.releaseOldest();
+        assertThat(oldest.intervalEndMs()).isEqualTo(1000);
+        assertThat(oldest.changes()).hasSize(3);
+        assertThat(g.heldBytes()).isEqualTo(100);
+        assertThat(g.held()).isEqualTo(1);
+        assertThat(g.committableOffsets())
+                .as("not past what is written but uncommitted")
+                .containsEntry("p0", 10L)
+                .containsEntry("p1", 20L);
+
+        g.mark("p0", 12, new IntervalMarker(0, 1, 1000));
+        g.mark("p1", 22, new IntervalMarker(0, 1, 1000));
+        assertThat(g.release(g.bound())).as("the rest of the interval").isEmpty();
+        assertThat(g.committableOffsets()).containsEntry("p0", 10L).containsEntry("p1", 20L);
+        g.committed();
+        assertThat(g.committableOffsets()).containsEntry("p0", 11L).containsEntry("p1", 23L);
+    }
+
+    @Test
+    void aResetPartitionIsReadAgainFromScratch() {
+        IntervalGate<String> g = new IntervalGate<>();
+        g.add("p0", 10, change(0, 1000), 100);
+        g.add("p0", 11, change(1000, 2000), 100);
+        g.releaseOldest();
+        g.reset("p0");
+        assertThat(g.held()).isZero();
+        assertThat(g.heldBytes()).isZero();
+        assertThat(g.committableOffsets()).isEmpty();
+    }
 }

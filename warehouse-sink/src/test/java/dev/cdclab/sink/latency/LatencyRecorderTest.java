@@ -42,4 +42,24 @@ class LatencyRecorderTest {
             writer.join();
         }
     }
+
+    @Test
+    void changesKeptPendingAreRecordedAsTheChangesThemselves() {
+        List<NetChange> batch = new java.util.ArrayList<>();
+        for (int i = 0; i < 3000; i++) {
+            batch.add(NetChanges.upsert("public.t", i, "a", null, 5 + i));
+        }
+        LatencyRecorder direct = new LatencyRecorder();
+        direct.recordAll(batch, 1_700_000_000_100L);
+        LatencyRecorder deferred = new LatencyRecorder();
+        LatencyRecorder.Pending pending = new LatencyRecorder.Pending();
+        batch.forEach(pending::add);
+        assertThat(pending.size()).isEqualTo(3000);
+        deferred.recordAll(pending, 1_700_000_000_100L);
+        assertThat(pending.size()).isZero();
+        assertThat(deferred.endToEnd()).isEqualTo(direct.endToEnd());
+        assertThat(deferred.fromGenerator()).isEqualTo(direct.fromGenerator());
+        assertThat(deferred.stages()).isEqualTo(direct.stages());
+        assertThat(deferred.recorded()).isEqualTo(direct.recorded()).isEqualTo(3000);
+    }
 }

@@ -85,6 +85,35 @@ abstract class WarehouseContract {
     }
 
     @Test
+    void anIntervalWrittenAheadInBatchesAppearsOnlyAtItsCommit() throws Exception {
+        writer.apply(List.of(upsert(table, 1, "a", null, 10)), 100);
+        writer.write(List.of(upsert(table, 2, "b", null, 11), upsert(table, 3, "c", null, 12)));
+        assertThat(names()).as("nothing before the commit").isEqualTo(Map.of(1, "a"));
+        writer.write(List.of(upsert(table, 2, "b2", null, 13), delete(table, 1, 14)));
+        // a replayed change of the first batch, after the second: the log position keeps b2
+        writer.apply(
+                List.of(upsert(table, 4, "d", null, 15), upsert(table, 2, "b", null, 11)), 200);
+        assertThat(names()).isEqualTo(Map.of(2, "b2", 3, "c", 4, "d"));
+    }
+
+    @Test
+    void aRollbackDropsWhatWasWrittenAhead() throws Exception {
+        writer.apply(List.of(upsert(table, 1, "a", null, 10)), 100);
+        String other = table + "_new";
+        writer.write(List.of(upsert(table, 2, "b", null, 11), upsert(other, 1, "x", null, 12)));
+        writer.rollback();
+        assertThat(names()).isEqualTo(Map.of(1, "a"));
+        // the table created in the rolled-back transaction is created again
+        writer.apply(List.of(upsert(other, 1, "x", null, 12)), 200);
+        try (Connection c = writer.openReader();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM " + quoted(other))) {
+            rs.next();
+            assertThat(rs.getInt(1)).isEqualTo(1);
+        }
+    }
+
+    @Test
     void replayingABatchChangesNothing() throws Exception {
         List<NetChange> batch = List.of(upsert(table, 1, "a", null, 10), delete(table, 2, 11));
         writer.apply(List.of(upsert(table, 2, "b", null, 5)), 50);
