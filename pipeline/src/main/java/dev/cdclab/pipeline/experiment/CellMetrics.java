@@ -37,6 +37,7 @@ import java.util.Map;
  *     workload.during-snapshot}), NaN otherwise
  * @param verified the warehouse equals the source (false when not caught up or capture off)
  * @param caughtUp the warehouse caught up within phases.drain
+ * @param captured false for a cell with capture off: its capture measures are absent
  */
 public record CellMetrics(
         long transactions,
@@ -63,7 +64,8 @@ public record CellMetrics(
         double snapshotSeconds,
         double txPerSecondDuringSnapshot,
         boolean verified,
-        boolean caughtUp) {
+        boolean caughtUp,
+        boolean captured) {
 
     /** Metric names (CSV columns, JSON keys, {@code conclusions[].metric}) and their meaning. */
     public static final Map<String, String> NAMES = new LinkedHashMap<>();
@@ -157,7 +159,8 @@ public record CellMetrics(
                 snapshotSeconds,
                 txPerSecondDuringSnapshot,
                 m.verification() != null && m.verification().matches(),
-                m.caughtUp());
+                m.caughtUp(),
+                captureEnabled);
     }
 
     /** The measures by name, in {@link #NAMES} order; NaN becomes null. */
@@ -167,11 +170,11 @@ public record CellMetrics(
         m.put("tx_per_s", round(txPerSecond));
         m.put("tx_p99_ms", round(txP99Ms));
         m.put("source_changes", sourceChanges);
-        m.put("raw_changes", rawChanges);
-        m.put("net_changes", netChanges);
+        m.put("raw_changes", captured ? rawChanges : null);
+        m.put("net_changes", captured ? netChanges : null);
         m.put("cdc_cmds_per_s", round(cdcCommandsPerSecond));
         m.put("cdc_cmds_per_s_over_5s", round(cdcCommandsPerSecondOver5s));
-        m.put("seconds_over_5s", secondsOver5s);
+        m.put("seconds_over_5s", captured ? secondsOver5s : null);
         m.put("latency_p50_ms", round(latencyP50Ms));
         m.put("latency_p95_ms", round(latencyP95Ms));
         m.put("latency_p99_ms", round(latencyP99Ms));
@@ -186,8 +189,8 @@ public record CellMetrics(
         m.put("rss_peak_mb", round(rssPeakMb));
         m.put("snapshot_s", round(snapshotSeconds));
         m.put("tx_per_s_during_snapshot", round(txPerSecondDuringSnapshot));
-        m.put("verified", verified);
-        m.put("caught_up", caughtUp);
+        m.put("verified", captured ? verified : null);
+        m.put("caught_up", captured ? caughtUp : null);
         return m;
     }
 

@@ -4,6 +4,7 @@ import dev.cdclab.capture.CaptureConfig;
 import dev.cdclab.config.ConfigException;
 import dev.cdclab.config.ConfigOption;
 import dev.cdclab.config.Configuration;
+import dev.cdclab.config.SourceKind;
 import dev.cdclab.load.workload.Workloads;
 import dev.cdclab.pipeline.Pipeline;
 import dev.cdclab.pipeline.infra.InfraConfig;
@@ -47,6 +48,8 @@ public final class CellSettings {
     static final String CAPTURE_ENABLED = "capture.enabled";
 
     static final String SOURCE_DURABLE = "source.durable";
+
+    static final String SOURCE_KIND = "source.kind";
 
     static {
         WORKLOAD_KEYS.put("name", "workload (see cdc-lab load --help)");
@@ -94,6 +97,7 @@ public final class CellSettings {
     private final WorkloadSettings workload;
     private final boolean captureEnabled;
     private final boolean durable;
+    private final SourceKind sourceKind;
     private final Map<String, String> sourceSettings = new LinkedHashMap<>();
     private final Map<String, String> capture = new LinkedHashMap<>();
     private final Map<String, String> streams = new LinkedHashMap<>();
@@ -106,6 +110,7 @@ public final class CellSettings {
         Map<String, String> w = new LinkedHashMap<>();
         boolean enabled = true;
         boolean durableSource = true;
+        SourceKind kind = SourceKind.POSTGRES;
         for (var e : settings.entrySet()) {
             String k = e.getKey();
             String v = e.getValue();
@@ -115,6 +120,8 @@ public final class CellSettings {
                 enabled = Boolean.parseBoolean(v.trim());
             } else if (k.equals(SOURCE_DURABLE)) {
                 durableSource = Boolean.parseBoolean(v.trim());
+            } else if (k.equals(SOURCE_KIND)) {
+                kind = SourceKind.parse(v);
             } else if (k.startsWith("source.")) {
                 sourceSettings.put(k.substring("source.".length()), v);
             } else if (k.startsWith("capture.")) {
@@ -129,6 +136,12 @@ public final class CellSettings {
         }
         this.captureEnabled = enabled;
         this.durable = durableSource;
+        this.sourceKind = kind;
+        if (kind != SourceKind.POSTGRES && !sourceSettings.isEmpty()) {
+            throw new ConfigException(
+                    "source." + sourceSettings.keySet().iterator().next(),
+                    "a PostgreSQL setting; this cell's source.kind is " + kind.label());
+        }
         this.workload =
                 new WorkloadSettings(
                         w.getOrDefault("name", "mix"),
@@ -154,6 +167,11 @@ public final class CellSettings {
 
     public boolean durable() {
         return durable;
+    }
+
+    /** The source database: postgres (default) or sqlserver (containers or external infra). */
+    public SourceKind sourceKind() {
+        return sourceKind;
     }
 
     /** Server settings applied to the source before capture starts. */
@@ -203,6 +221,12 @@ public final class CellSettings {
                         key, "unknown workload key" + suggestion(k, WORKLOAD_KEYS.keySet()));
             }
             checkWorkloadValue(key, k, value);
+        } else if (key.equals(SOURCE_KIND)) {
+            try {
+                SourceKind.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(key, e.getMessage());
+            }
         } else if (key.equals(CAPTURE_ENABLED) || key.equals(SOURCE_DURABLE)) {
             if (!value.trim().equalsIgnoreCase("true") && !value.trim().equalsIgnoreCase("false")) {
                 throw new ConfigException(key, "'" + value + "' is not true or false");
@@ -212,11 +236,12 @@ public final class CellSettings {
             if (!SOURCE_SETTINGS.contains(k)) {
                 Set<String> known = new TreeSet<>(SOURCE_SETTINGS);
                 known.add("durable");
+                known.add("kind");
                 throw new ConfigException(
                         key,
                         "not a source setting an experiment can vary"
                                 + suggestion(k, known)
-                                + "; known: durable, "
+                                + "; known: kind, durable, "
                                 + String.join(", ", new TreeSet<>(SOURCE_SETTINGS)));
             }
         } else if (key.startsWith("capture.")) {

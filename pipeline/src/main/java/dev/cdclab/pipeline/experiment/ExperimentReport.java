@@ -211,7 +211,7 @@ final class ExperimentReport {
             return bo ? "yes" : "**no**";
         }
         double d = ((Number) v).doubleValue() / c.divide();
-        if (c.divide() == 1 && d == Math.rint(d) && Math.abs(d) >= 100) {
+        if (c.divide() == 1 && d == Math.rint(d)) {
             return Numbers.count((long) d);
         }
         if (Math.abs(d) >= 100) {
@@ -264,8 +264,10 @@ final class ExperimentReport {
                 c.thanMetric().equals(c.metric()) ? "" : c.thanMetric() + " ",
                 number(than),
                 thanLabel,
-                change >= 0 ? "+" : "",
-                Double.isInfinite(change) ? "inf" : String.format(Locale.ROOT, "%.0f%%", change),
+                Math.round(change) > 0 ? "+" : "",
+                Double.isInfinite(change)
+                        ? "inf"
+                        : String.format(Locale.ROOT, "%d%%", Math.round(change)),
                 expectation);
     }
 

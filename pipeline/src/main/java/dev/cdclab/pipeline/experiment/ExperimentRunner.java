@@ -259,7 +259,7 @@ public final class ExperimentRunner {
         Workload wl =
                 Workloads.create(
                         w.name(),
-                        SqlDialect.of(SourceKind.POSTGRES),
+                        SqlDialect.of(cs.sourceKind()),
                         new WorkloadOptions(
                                 w.seed(), w.prefill(), w.txSize(), w.filledColumns(), w.hotKeys()));
         Path dir = out.resolve("cells").resolve(cell.id());
@@ -272,7 +272,7 @@ public final class ExperimentRunner {
                 runId.substring(Math.max(0, runId.length() - 20))
                         + Integer.toHexString(cell.hashCode() & 0xfff);
         InfraConfig infraConfig = new InfraConfig(InfraConfig.builder().setAll(cs.infra()).build());
-        InfraSpec infra = infraConfig.spec(SourceKind.POSTGRES);
+        InfraSpec infra = infraConfig.spec(cs.sourceKind());
         PhaseEngine.Plan plan =
                 new PhaseEngine.Plan(
                         wl,
@@ -336,7 +336,7 @@ public final class ExperimentRunner {
                         m = underSnapshot(p, snap, load[0], loadThread[0], loadStart[0]);
                         snapshotSeconds = snap.seconds();
                         txDuringSnapshot = txPerSecondWithin(load[0], loadStart[0], snap);
-                        summary.put("source_settings", sourceSettings(p::sourceConnection));
+                        summary.put("source_settings", p.sourceSettings());
                         summary.put("infrastructure", InfraDescription.asMap(p.infrastructure()));
                     } else {
                         double snapshot =
@@ -344,7 +344,7 @@ public final class ExperimentRunner {
                         snapshotSeconds = snap.seconds();
                         summary.put("startup_s", Numbers.round3(seconds(t0)));
                         summary.put("snapshot_catch_up_s", Numbers.round3(snapshot));
-                        summary.put("source_settings", sourceSettings(p::sourceConnection));
+                        summary.put("source_settings", p.sourceSettings());
                         summary.put("infrastructure", InfraDescription.asMap(p.infrastructure()));
                         PhaseEngine eng =
                                 PhaseEngine.onPipeline(plan, p, dir.resolve("latency.hlog"));
@@ -369,7 +369,11 @@ public final class ExperimentRunner {
                 SourceEndpoint src = pg.endpoint();
                 prepareSource(src, wl, cs);
                 summary.put("startup_s", Numbers.round3(seconds(t0)));
-                summary.put("source_settings", sourceSettings(src::connect));
+                summary.put(
+                        "source_settings",
+                        cs.sourceKind() == SourceKind.POSTGRES
+                                ? sourceSettings(src::connect)
+                                : Map.of("source", cs.sourceKind().label()));
                 PhaseEngine eng = PhaseEngine.onSource(plan, src::connect);
                 current = eng;
                 m = eng.run();
