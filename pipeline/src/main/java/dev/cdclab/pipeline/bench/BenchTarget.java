@@ -1,6 +1,7 @@
 package dev.cdclab.pipeline.bench;
 
 import dev.cdclab.pipeline.operate.HealthWatch;
+import dev.cdclab.pipeline.operate.LoadPhases;
 import dev.cdclab.pipeline.verify.VerificationResult;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -13,7 +14,7 @@ import org.HdrHistogram.Histogram;
  * A running capture-to-warehouse pipeline a {@link RateLadder} can drive and measure: cdc-lab's own
  * ({@link PipelineTarget}) or the standard one it is compared with ({@link StandardPipeline}).
  */
-public interface BenchTarget extends AutoCloseable {
+public interface BenchTarget extends AutoCloseable, LoadPhases.Target {
     /** What the pipeline is, in a few words ({@code cdc-lab -> postgresql}). */
     String name();
 
@@ -29,6 +30,7 @@ public interface BenchTarget extends AutoCloseable {
      * @return how long it took
      * @throws dev.cdclab.pipeline.operate.CatchUpTimeoutException on timeout
      */
+    @Override
     Duration awaitCaughtUp(Duration timeout);
 
     /**
@@ -59,6 +61,7 @@ public interface BenchTarget extends AutoCloseable {
     void checkHealthy();
 
     /** Checks health every second and calls {@code onFailure} once; close the handle to stop. */
+    @Override
     default AutoCloseable watch(Consumer<RuntimeException> onFailure) {
         return HealthWatch.start(this::checkHealthy, onFailure);
     }

@@ -4,12 +4,12 @@ import dev.cdclab.load.run.LoadRunner;
 import dev.cdclab.load.run.LoadStats;
 import dev.cdclab.load.workload.Workload;
 import dev.cdclab.pipeline.operate.CatchUpTimeoutException;
+import dev.cdclab.pipeline.operate.LoadPhases;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -146,10 +146,22 @@ public final class RateLadder {
         if (!plan.warmup().isZero()) {
             double rate = plan.fixedRate() > 0 ? plan.fixedRate() : plan.rates().get(0);
             listener.warmup(plan.warmup(), rate);
-            LoadRunner w = load(target, workload, rate, plan.warmup(), next);
-            w.run();
-            next += w.issued();
-            target.awaitCaughtUp(plan.catchUpTimeout());
+            try {
+                next +=
+                        LoadPhases.warmUp(
+                                        target,
+                                        workload,
+                                        target::sourceConnection,
+                                        plan.threads(),
+                                        rate,
+                                        plan.warmup(),
+                                        plan.catchUpTimeout())
+                                .issued();
+            } catch (RuntimeException | SQLException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException(e.getMessage(), e);
+            }
         }
         Step fixed = null;
         long[] issued = {next};
@@ -182,22 +194,13 @@ public final class RateLadder {
         long t0 = System.nanoTime();
         long fromMicros = nowMicros();
         LoadRunner r = load(target, workload, rate, plan.step(), issued[0]);
-        AtomicReference<RuntimeException> failed = new AtomicReference<>();
         LoadStats s;
-        try (AutoCloseable watch =
-                target.watch(
-                        e -> {
-                            failed.set(e);
-                            r.stop();
-                        })) {
-            s = r.run();
+        try {
+            s = LoadPhases.load(target, r);
         } catch (RuntimeException | SQLException e) {
             throw e;
         } catch (Exception e) {
             throw new IllegalStateException(e.getMessage(), e);
-        }
-        if (failed.get() != null) {
-            throw failed.get();
         }
         issued[0] += r.issued();
         long toMicros = nowMicros();

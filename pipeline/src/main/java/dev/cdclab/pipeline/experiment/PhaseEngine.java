@@ -7,6 +7,7 @@ import dev.cdclab.load.workload.Workload;
 import dev.cdclab.pipeline.Pipeline;
 import dev.cdclab.pipeline.bench.CpuMeter;
 import dev.cdclab.pipeline.operate.CatchUpTimeoutException;
+import dev.cdclab.pipeline.operate.LoadPhases;
 import dev.cdclab.pipeline.report.RunReport;
 import dev.cdclab.pipeline.verify.VerificationResult;
 import dev.cdclab.sink.SinkStats;
@@ -27,7 +28,6 @@ import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramLogWriter;
 
@@ -173,18 +173,16 @@ public final class PhaseEngine {
         if (!plan.warmup().isZero()) {
             enter("warmup");
             LoadRunner w =
-                    new LoadRunner(
+                    LoadPhases.warmUp(
+                            target(),
                             plan.workload(),
                             source,
-                            new LoadRunner.Options(
-                                    plan.threads(), plan.rate(), plan.warmup(), 0, 0));
-            runWatched(w);
+                            plan.threads(),
+                            plan.rate(),
+                            plan.warmup(),
+                            plan.drain());
             firstTx = w.issued();
             warmupTx = w.stats().transactions();
-            if (pipeline != null) {
-                enter("settle");
-                pipeline.awaitCaughtUp(plan.drain());
-            }
         }
         NetChangeStats ns = pipeline == null ? null : pipeline.streams().stats();
         SinkStats ss = pipeline == null ? null : pipeline.sink().stats();
@@ -252,7 +250,8 @@ public final class PhaseEngine {
             tick.scheduleAtFixedRate(sampler::sample, 1, 1, TimeUnit.SECONDS);
             try {
                 enter("measure");
-                runWatched(r);
+                runner = r;
+                LoadPhases.load(target(), r);
                 if (r.firstError() != null && ls.transactions() == 0) {
                     throw new IllegalStateException(
                             "every transaction failed: " + r.firstError().getMessage());
@@ -330,24 +329,21 @@ public final class PhaseEngine {
         }
     }
 
-    private void runWatched(LoadRunner r) throws Exception {
-        runner = r;
+    private LoadPhases.Target target() {
         if (pipeline == null) {
-            r.run();
-            return;
+            return null;
         }
-        AtomicReference<RuntimeException> failed = new AtomicReference<>();
-        try (AutoCloseable watch =
-                pipeline.watch(
-                        e -> {
-                            failed.set(e);
-                            r.stop();
-                        })) {
-            r.run();
-        }
-        if (failed.get() != null) {
-            throw failed.get();
-        }
+        return new LoadPhases.Target() {
+            @Override
+            public AutoCloseable watch(java.util.function.Consumer<RuntimeException> onFailure) {
+                return pipeline.watch(onFailure);
+            }
+
+            @Override
+            public Duration awaitCaughtUp(Duration timeout) {
+                return pipeline.awaitCaughtUp(timeout);
+            }
+        };
     }
 
     /** Takes a {@link SecondSample} per call from the counters' differences. */
