@@ -28,6 +28,7 @@ class ChaosIT {
             List.of(
                     "sink-halt-after-commit",
                     "slot-invalidated",
+                    "slot-recreated",
                     "streams-kill-alos",
                     "malformed-records",
                     "truncate",
@@ -64,6 +65,10 @@ class ChaosIT {
                 if (s.get("name").asText().equals("truncate")) {
                     assertThat(s.get("stopped_with").asText())
                             .contains("TRUNCATE of public.chaos_trunc is not propagated");
+                }
+                if (s.get("name").asText().equals("slot-recreated")) {
+                    // dropped and recreated faster than a health check: told by its statistics
+                    assertThat(s.get("stopped_with").asText()).contains("dropped and recreated");
                 }
             }
             assertThat(s.get("faults_injected").asInt()).as(s.toString()).isPositive();

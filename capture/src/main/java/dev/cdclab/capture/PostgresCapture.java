@@ -41,6 +41,14 @@ public final class PostgresCapture implements CaptureSource {
     private final String jdbcUrl;
     private final Properties props;
 
+    /**
+     * The most the slot has decoded so far (pg_stat_replication_slots), -1 before the first look.
+     */
+    private volatile long slotBytesSeen = -1;
+
+    /** When the server started, as last seen: statistics do not survive a crash restart. */
+    private volatile String serverStartSeen;
+
     private String rolePassword;
 
     PostgresCapture(CaptureConfig c) {
@@ -116,9 +124,10 @@ public final class PostgresCapture implements CaptureSource {
 
     /**
      * A slot that is gone after the connector committed offsets, or that was invalidated, has lost
-     * changes; Debezium itself resumes from whatever slot it finds without a word. (A recreated
-     * slot is caught only while it is missing: its {@code confirmed_flush_lsn} is not comparable
-     * with the committed offset, which Debezium lets the slot pass.)
+     * changes; Debezium itself resumes from whatever slot it finds without a word. A slot dropped
+     * and recreated between two looks is told by its statistics: a slot's {@code total_bytes}
+     * decoded only grows, and a new slot's starts again from 0. ({@code confirmed_flush_lsn} cannot
+     * tell: Debezium lets the slot pass the committed offset.)
      */
     @Override
     public void checkPosition(java.util.List<com.fasterxml.jackson.databind.JsonNode> offsets) {
@@ -132,10 +141,18 @@ public final class PostgresCapture implements CaptureSource {
             }
         }
         String walStatus;
+        long decoded = -1;
         try (Connection c = connect();
                 PreparedStatement q =
                         c.prepareStatement(
-                                "SELECT wal_status FROM pg_replication_slots WHERE slot_name = ?")) {
+                                c.getMetaData().getDatabaseMajorVersion() >= 14
+                                        ? "SELECT s.wal_status, st.total_bytes,"
+                                                + " pg_postmaster_start_time()::text FROM"
+                                                + " pg_replication_slots s LEFT JOIN"
+                                                + " pg_stat_replication_slots st USING (slot_name)"
+                                                + " WHERE s.slot_name = ?"
+                                        : "SELECT wal_status, NULL, NULL FROM pg_replication_slots"
+                                                + " WHERE slot_name = ?")) {
             q.setString(1, slot);
             try (ResultSet rs = q.executeQuery()) {
                 if (!rs.next()) {
@@ -150,6 +167,14 @@ public final class PostgresCapture implements CaptureSource {
                     return;
                 }
                 walStatus = rs.getString(1);
+                long bytes = rs.getLong(2);
+                decoded = rs.wasNull() ? -1 : bytes;
+                String started = rs.getString(3);
+                if (started != null && !started.equals(serverStartSeen)) {
+                    // a restarted server may have discarded the statistics: start over
+                    serverStartSeen = started;
+                    slotBytesSeen = -1;
+                }
             }
         } catch (SQLException e) {
             // the source being unreachable is not this check's to report
@@ -160,6 +185,21 @@ public final class PostgresCapture implements CaptureSource {
                 return;
             }
             throw e;
+        }
+        long seen = slotBytesSeen;
+        if (decoded >= 0 && seen > 0 && decoded < seen) {
+            throw new CaptureLostException(
+                    "replication slot "
+                            + slot
+                            + " was dropped and recreated (it had decoded "
+                            + seen
+                            + " bytes, now "
+                            + decoded
+                            + "): the changes in between cannot be captured; re-snapshot into a"
+                            + " new warehouse");
+        }
+        if (decoded > seen) {
+            slotBytesSeen = decoded;
         }
         if ("lost".equals(walStatus)) {
             throw new CaptureLostException(
