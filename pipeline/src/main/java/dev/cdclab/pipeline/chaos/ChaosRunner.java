@@ -1,5 +1,6 @@
 package dev.cdclab.pipeline.chaos;
 
+import dev.cdclab.config.OneLineError;
 import dev.cdclab.pipeline.verify.VerificationResult;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -63,7 +64,7 @@ public final class ChaosRunner {
                     false,
                     lab == null ? null : lab.failure(),
                     false,
-                    oneLine(e));
+                    OneLineError.of(e));
         } finally {
             if (lab != null) {
                 lab.close();
@@ -93,11 +94,5 @@ public final class ChaosRunner {
                 stopped,
                 stopped != null && note == null && lab.regressions() == 0,
                 note);
-    }
-
-    private static String oneLine(Throwable e) {
-        String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-        int nl = m.indexOf('\n');
-        return nl < 0 ? m : m.substring(0, nl);
     }
 }

@@ -74,7 +74,7 @@ public final class CdcLab {
                     PrintWriter err = commandLine.getErr();
                     boolean usage =
                             ex instanceof ConfigException || ex instanceof IllegalArgumentException;
-                    err.println("cdc-lab: error: " + oneLine(ex));
+                    err.println("cdc-lab: error: " + OneLineError.of(ex));
                     // the log is named only where it can say more than the line
                     String log = Commands.currentLogFile();
                     if (log != null && !usage && !(ex instanceof OneLineError)) {
@@ -84,20 +84,6 @@ public final class CdcLab {
                     return usage ? USAGE : FAILED;
                 });
         return cl.execute(args);
-    }
-
-    static String oneLine(Throwable e) {
-        Throwable t = e;
-        String msg = t.getMessage();
-        while ((msg == null || msg.isBlank()) && t.getCause() != null) {
-            t = t.getCause();
-            msg = t.getMessage();
-        }
-        if (msg == null) {
-            msg = t.getClass().getSimpleName();
-        }
-        int nl = msg.indexOf('\n');
-        return nl < 0 ? msg : msg.substring(0, nl);
     }
 
     /** Version from the jar manifest. */

@@ -3,6 +3,7 @@ package dev.cdclab.pipeline.experiment;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.cdclab.config.Durations;
+import dev.cdclab.config.OneLineError;
 import dev.cdclab.config.SourceKind;
 import dev.cdclab.load.dialect.SqlDialect;
 import dev.cdclab.load.run.LoadRunner;
@@ -70,7 +71,6 @@ public final class ExperimentRunner {
     private final Path specFile;
     private final Path out;
     private final PrintStream console;
-    private final Consumer<AutoCloseable> closeOnShutdown;
     private volatile PhaseEngine current;
     private volatile String currentLabel = "";
     private volatile int currentIndex;
@@ -95,7 +95,6 @@ public final class ExperimentRunner {
         this.specFile = specFile;
         this.out = out;
         this.console = console;
-        this.closeOnShutdown = closeOnShutdown;
         closeOnShutdown.accept(
                 () -> {
                     AutoCloseable c = running.get();
@@ -170,7 +169,7 @@ public final class ExperimentRunner {
                     throw ex;
                 }
                 e.state = Manifest.State.FAILED;
-                e.error = oneLine(ex);
+                e.error = OneLineError.of(ex);
                 LOG.error("cell {} failed", e.cell.id(), ex);
                 writeFailure(e.cell, ex);
             } finally {
@@ -390,7 +389,7 @@ public final class ExperimentRunner {
             summary.put("verification", m.verification().summary());
         }
         if (m.catchUpFailure() != null) {
-            summary.put("catch_up_failure", oneLine(m.catchUpFailure()));
+            summary.put("catch_up_failure", OneLineError.of(m.catchUpFailure()));
         }
         summary.put("machine", Machine.describe());
         PhaseEngine.writeSamples(dir.resolve("samples.csv"), m.samples());
@@ -520,25 +519,11 @@ public final class ExperimentRunner {
             summary.put("levels", cell.levels());
             summary.put("repetition", cell.repetition());
             summary.put("settings", cell.settings());
-            summary.put("error", oneLine(ex));
+            summary.put("error", OneLineError.of(ex));
             Files.writeString(dir.resolve("summary.json"), JSON.writeValueAsString(summary));
         } catch (IOException e) {
             LOG.warn("cannot write the failure of {}", cell.id(), e);
         }
-    }
-
-    static String oneLine(Throwable e) {
-        Throwable t = e;
-        String msg = t.getMessage();
-        while ((msg == null || msg.isBlank()) && t.getCause() != null) {
-            t = t.getCause();
-            msg = t.getMessage();
-        }
-        if (msg == null) {
-            msg = t.getClass().getSimpleName();
-        }
-        int nl = msg.indexOf('\n');
-        return nl < 0 ? msg : msg.substring(0, nl);
     }
 
     private static void deleteTree(Path dir) throws IOException {
