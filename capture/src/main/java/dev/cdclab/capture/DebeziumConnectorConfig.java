@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The Debezium connector configuration cdc-lab runs with, whatever the source: the parts every
@@ -25,7 +27,39 @@ public final class DebeziumConnectorConfig {
     /** Field the router adds to keys so keys of different tables stay distinct. */
     public static final String TABLE_KEY_FIELD = "__dbz__sourceIdentifier";
 
+    /** Name of the predicate that lets TRUNCATE events pass the flattening transform whole. */
+    static final String TRUNCATE_PREDICATE = "truncate";
+
+    private static final Logger LOG = LoggerFactory.getLogger(DebeziumConnectorConfig.class);
+
     private DebeziumConnectorConfig() {}
+
+    /** A connector config as a Connect cluster accepts it, and the problems it still has. */
+    public record Fitted(Map<String, String> config, List<String> problems) {}
+
+    /**
+     * Validates {@code config} on the cluster. A cluster without cdc-lab's {@link
+     * TruncateEventPredicate} (a worker of your own, without cdc-lab's capture jar on its plugin
+     * path) gets the config without it: everything works, but a {@code TRUNCATE} then goes unseen,
+     * as with stock Debezium, and a warning says so.
+     */
+    public static Fitted fitTo(ConnectRestClient rest, String name, Map<String, String> config) {
+        List<String> problems = rest.validate(name, config);
+        String predicateKey = "predicates." + TRUNCATE_PREDICATE + ".type";
+        if (problems.stream().anyMatch(p -> p.startsWith(predicateKey))) {
+            LOG.warn(
+                    "Kafka Connect at {} does not have {} (put cdc-lab's capture jar on its"
+                            + " plugin.path): a TRUNCATE will not be detected",
+                    rest.baseUrl(),
+                    TruncateEventPredicate.class.getName());
+            Map<String, String> without = new LinkedHashMap<>(config);
+            without.keySet().removeIf(k -> k.startsWith("predicates"));
+            without.remove("transforms.unwrap.predicate");
+            without.remove("transforms.unwrap.negate");
+            return new Fitted(without, rest.validate(name, without));
+        }
+        return new Fitted(config, problems);
+    }
 
     /** The one topic all captured tables are routed to: {@code <prefix>.changes}. */
     public static String changeTopic(String topicPrefix) {
@@ -96,6 +130,14 @@ public final class DebeziumConnectorConfig {
                     "op,ts_ms,source.ts_ms,schema,table," + positionFields);
             // deletes stay records (with __deleted), no tombstones
             m.put("transforms.unwrap.delete.tombstone.handling.mode", "rewrite");
+            // ExtractNewRecordState drops TRUNCATE events; they pass it whole instead, so that
+            // the net-change app sees them and stops (the source must not skip them either)
+            m.put("transforms.unwrap.predicate", TRUNCATE_PREDICATE);
+            m.put("transforms.unwrap.negate", "true");
+            m.put("predicates", TRUNCATE_PREDICATE);
+            m.put(
+                    "predicates." + TRUNCATE_PREDICATE + ".type",
+                    TruncateEventPredicate.class.getName());
         } else {
             m.put("transforms", "route");
         }

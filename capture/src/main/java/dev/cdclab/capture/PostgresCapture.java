@@ -99,10 +99,20 @@ public final class PostgresCapture implements CaptureSource {
         // precision and scale of decimals (sent as strings) need the source type; every other
         // type is told by its Connect type and Debezium's semantic name, so keep events small
         m.put("datatype.propagate.source.type", ".+\\.numeric,.+\\.decimal,.+\\.money");
-        // Debezium skips TRUNCATE by default; the envelope format lets it through so that the
-        // net-change app stops on it instead of the warehouse diverging without a word (flat
-        // events cannot carry it: ExtractNewRecordState drops every truncate record)
+        // Debezium skips TRUNCATE by default; let it through so that the net-change app stops on
+        // it instead of the warehouse diverging without a word
         m.put("skipped.operations", "none");
+        // the row a primary-key update creates carries an unchanged TOASTed value only as a
+        // placeholder (the WAL has the old key, not the value), and no warehouse row is there to
+        // keep it from: read it back from the source. Updates that leave a TOASTed value
+        // unchanged are read back too (one primary-key lookup each); the value read is the
+        // row's latest, never older than the event, and later events carry their own
+        m.put("post.processors", "reselect");
+        m.put(
+                "post.processors.reselect.type",
+                "io.debezium.processors.reselect.ReselectColumnsPostProcessor");
+        m.put("post.processors.reselect.reselect.unavailable.values", "true");
+        m.put("post.processors.reselect.reselect.null.values", "false");
         return DebeziumConnectorConfig.assemble(
                 config,
                 m,

@@ -3,6 +3,7 @@ package dev.cdclab.pipeline;
 import dev.cdclab.capture.CaptureConfig;
 import dev.cdclab.capture.CaptureSource;
 import dev.cdclab.capture.ConnectRestClient;
+import dev.cdclab.capture.DebeziumConnectorConfig;
 import dev.cdclab.change.NetChangeMode;
 import dev.cdclab.config.SourceKind;
 import dev.cdclab.pipeline.infra.InfraKind;
@@ -218,10 +219,13 @@ public final class Pipeline implements AutoCloseable {
         ConnectRestClient rest = new ConnectRestClient(infra.connectUrl());
         String name = capture.get(CaptureConfig.CONNECTOR_NAME);
         connectRest = rest;
-        List<String> problems = rest.validate(name, connectorConfig);
-        if (!problems.isEmpty()) {
-            throw new IllegalStateException("connector config rejected: " + problems.get(0));
+        DebeziumConnectorConfig.Fitted fitted =
+                DebeziumConnectorConfig.fitTo(rest, name, connectorConfig);
+        if (!fitted.problems().isEmpty()) {
+            throw new IllegalStateException(
+                    "connector config rejected: " + fitted.problems().get(0));
         }
+        connectorConfig = fitted.config();
         if (infra.shared()) {
             started.push(() -> removeCapture(rest, name));
         }

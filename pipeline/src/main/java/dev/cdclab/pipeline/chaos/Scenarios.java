@@ -125,12 +125,10 @@ public final class Scenarios {
                 Scenarios::toastPkUpdate);
         add(
                 "truncate",
-                "TRUNCATE of a captured table (event.format=envelope): the pipeline stops and"
-                        + " says so",
-                DEFAULTS.capture("event.format", "envelope")
-                        .sql(
-                                "CREATE TABLE chaos_trunc (id int PRIMARY KEY, v text)",
-                                "INSERT INTO chaos_trunc SELECT g, 'x' FROM generate_series(1, 100) g"),
+                "TRUNCATE of a captured table: the pipeline stops and says so",
+                DEFAULTS.sql(
+                        "CREATE TABLE chaos_trunc (id int PRIMARY KEY, v text)",
+                        "INSERT INTO chaos_trunc SELECT g, 'x' FROM generate_series(1, 100) g"),
                 Expect.STOPS_LOUDLY,
                 Scenarios::truncate);
         add(
@@ -423,6 +421,14 @@ public final class Scenarios {
             s.execute("UPDATE chaos_docs SET id = id + 1000 WHERE id IN (11, 12)");
             s.execute("UPDATE chaos_docs SET id = id + 2000, n = n + 1 WHERE id = 13");
             s.execute("UPDATE chaos_docs SET n = n + 1 WHERE id = 1011");
+            // a key moved twice, and a key moved after its value changed, each in one transaction
+            c.setAutoCommit(false);
+            s.execute("UPDATE chaos_docs SET id = 1015 WHERE id = 15");
+            s.execute("UPDATE chaos_docs SET id = 2015 WHERE id = 1015");
+            c.commit();
+            s.execute("UPDATE chaos_docs SET body = body || 'changed' WHERE id = 16");
+            s.execute("UPDATE chaos_docs SET id = 1016 WHERE id = 16");
+            c.commit();
         }
         lab.fault("TOAST-bearing rows updated (key changed, value unchanged)");
     }

@@ -8,7 +8,6 @@ import dev.cdclab.config.SourceKind;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -123,11 +122,12 @@ final class CaptureCommand {
             Map<String, String> cfg = db.connectorConfig();
             String name = c.get(CaptureConfig.CONNECTOR_NAME);
             ConnectRestClient rest = new ConnectRestClient(connectUrl);
-            List<String> problems = rest.validate(name, cfg);
-            if (!problems.isEmpty()) {
-                throw new IllegalArgumentException("connector config rejected: " + problems.get(0));
+            DebeziumConnectorConfig.Fitted fitted = DebeziumConnectorConfig.fitTo(rest, name, cfg);
+            if (!fitted.problems().isEmpty()) {
+                throw new IllegalArgumentException(
+                        "connector config rejected: " + fitted.problems().get(0));
             }
-            rest.put(name, cfg);
+            rest.put(name, fitted.config());
             rest.awaitRunning(name, Duration.ofSeconds(60));
             out.println("connector " + name + " running on " + connectUrl);
             out.println(
