@@ -13,6 +13,9 @@ package dev.cdclab.change;
  *     ...)
  * @param semanticType the Connect schema name that says how to read the value, e.g. {@code
  *     io.debezium.time.MicroTimestamp}; null when the plain type says it all
+ * @param defaultJson the column's default as the connector encodes values (JSON text, e.g. {@code
+ *     7}), null when it has none Debezium can express; rows that existed before the column was
+ *     added hold it
  */
 public record ColumnSpec(
         String name,
@@ -22,7 +25,21 @@ public record ColumnSpec(
         Integer length,
         Integer scale,
         String connectType,
-        String semanticType) {
+        String semanticType,
+        String defaultJson) {
+
+    /** A column without a default. */
+    public ColumnSpec(
+            String name,
+            String sourceType,
+            boolean key,
+            boolean optional,
+            Integer length,
+            Integer scale,
+            String connectType,
+            String semanticType) {
+        this(name, sourceType, key, optional, length, scale, connectType, semanticType, null);
+    }
 
     /** A copy marked as (not) part of the primary key. */
     public ColumnSpec withKey(boolean isKey) {
@@ -36,6 +53,7 @@ public record ColumnSpec(
                         length,
                         scale,
                         connectType,
-                        semanticType);
+                        semanticType,
+                        defaultJson);
     }
 }

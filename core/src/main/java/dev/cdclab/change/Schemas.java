@@ -76,6 +76,10 @@ public final class Schemas {
             if (col.semanticType() != null) {
                 g.writeStringField("semantic_type", col.semanticType());
             }
+            if (col.defaultJson() != null) {
+                g.writeFieldName("default");
+                g.writeRawValue(col.defaultJson());
+            }
             g.writeEndObject();
         }
         g.writeEndArray();
@@ -104,7 +108,8 @@ public final class Schemas {
                             col.path("connect_type").asText("string"),
                             col.hasNonNull("semantic_type")
                                     ? col.get("semantic_type").asText()
-                                    : null));
+                                    : null,
+                            col.hasNonNull("default") ? col.get("default").toString() : null));
         }
         return Collections.unmodifiableList(columns);
     }

@@ -17,7 +17,9 @@ class NetChangeCodecTest {
         List<ColumnSpec> cols =
                 List.of(
                         new ColumnSpec("id", "INT4", true, false, null, null, "int32", null),
-                        new ColumnSpec("price", "NUMERIC", false, true, 10, 2, "string", null));
+                        new ColumnSpec("price", "NUMERIC", false, true, 10, 2, "string", null),
+                        new ColumnSpec(
+                                "qty", "INT4", false, false, null, null, "int32", null, "7"));
         ObjectNode key = (ObjectNode) M.readTree("{\"id\":7}");
         RowImage after =
                 op == NetOperation.DELETE

@@ -559,7 +559,8 @@ public final class DebeziumEventReader {
                             intParam(params, "__debezium.source.column.length"),
                             intParam(params, "__debezium.source.column.scale"),
                             connectType,
-                            semantic));
+                            semantic,
+                            c.hasNonNull("default") ? c.get("default").toString() : null));
         }
         return Collections.unmodifiableList(cols);
     }

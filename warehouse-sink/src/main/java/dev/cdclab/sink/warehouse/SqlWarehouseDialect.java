@@ -3,7 +3,10 @@ package dev.cdclab.sink.warehouse;
 import static dev.cdclab.sink.warehouse.MergeSql.qualified;
 import static dev.cdclab.sink.warehouse.MergeSql.quote;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cdclab.change.ColumnSpec;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -16,6 +19,7 @@ import java.util.stream.Collectors;
 
 /** What the SQL warehouses share: catalog lookups and DDL through information_schema. */
 abstract class SqlWarehouseDialect implements WarehouseDialect {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
 
     @Override
     public Map<String, String> existingColumns(Connection c, TableName t) throws SQLException {
@@ -68,8 +72,29 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
                             + " ADD COLUMN IF NOT EXISTS "
                             + quote(col.name())
                             + " "
-                            + sqlType(ColumnKind.of(col), col));
+                            + sqlType(ColumnKind.of(col), col)
+                            + defaultClause(col));
         }
+    }
+
+    /**
+     * {@code DEFAULT <value>} for a column the source declares with one: the rows that were there
+     * before the column was added hold it, in the source and so in the warehouse.
+     */
+    String defaultClause(ColumnSpec col) {
+        if (col.defaultJson() == null) {
+            return "";
+        }
+        ColumnKind kind = ColumnKind.of(col);
+        String text;
+        try {
+            text = ValueText.of(col, kind, MAPPER.readTree(col.defaultJson()));
+        } catch (IOException e) {
+            throw new UncheckedIOException("default of column " + col.name(), e);
+        }
+        return text == null
+                ? ""
+                : " DEFAULT CAST('" + text.replace("'", "''") + "' AS " + sqlType(kind, col) + ")";
     }
 
     /** Identity of a table's staging layout: names, key flags and kinds of its columns. */

@@ -229,6 +229,59 @@ abstract class WarehouseContract {
     }
 
     @Test
+    void aColumnAddedWithADefaultGivesTheRowsAlreadyThereThatDefault() throws Exception {
+        writer.apply(List.of(upsert(table, 1, "a", null, 10)), 100);
+        List<ColumnSpec> wider = new ArrayList<>(NetChanges.ITEMS);
+        wider.add(new ColumnSpec("qty", "INT32", false, false, null, null, "int32", null, "7"));
+        wider.add(
+                new ColumnSpec(
+                        "since",
+                        "DATE",
+                        false,
+                        true,
+                        null,
+                        null,
+                        "int32",
+                        "io.debezium.time.Date",
+                        "19000"));
+        wider.add(
+                new ColumnSpec(
+                        "label", "VARCHAR", false, true, null, null, "string", null, "\"it's\""));
+        ObjectNode after = row(2, "b", null);
+        after.put("qty", 5);
+        after.put("since", 20000);
+        after.put("label", "x");
+        writer.apply(
+                List.of(
+                        NetChanges.change(
+                                table,
+                                wider,
+                                NetOperation.INSERT,
+                                2,
+                                after,
+                                List.of(),
+                                11,
+                                NetChangeMode.ALL)),
+                200);
+        try (Connection c = writer.openReader();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT id, qty, CAST(since AS VARCHAR), label FROM "
+                                        + quoted(table)
+                                        + " ORDER BY id")) {
+            rs.next();
+            assertThat(rs.getInt(2)).isEqualTo(7);
+            assertThat(rs.getString(3)).isEqualTo("2022-01-08");
+            assertThat(rs.getString(4)).isEqualTo("it's");
+            rs.next();
+            assertThat(rs.getInt(2)).isEqualTo(5);
+            assertThat(rs.getString(3)).isEqualTo("2024-10-04");
+            assertThat(rs.getString(4)).isEqualTo("x");
+        }
+    }
+
+    @Test
     void typesSurviveTheTrip() throws Exception {
         writer.apply(
                 List.of(
