@@ -1,5 +1,7 @@
 package dev.cdclab.sink;
 
+import dev.cdclab.change.NetChange;
+import dev.cdclab.change.NetChangeCodec;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -88,6 +90,29 @@ final class DeadLetterWriter implements AutoCloseable {
                             + r.partition()
                             + "@"
                             + r.offset()
+                            + " to "
+                            + topic
+                            + ": "
+                            + e.getMessage(),
+                    e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted writing a dead letter", e);
+        }
+    }
+
+    /** Writes a change the warehouse refused, with the reason; returns once acknowledged. */
+    void write(NetChange c, String reason) {
+        ProducerRecord<byte[], byte[]> out =
+                new ProducerRecord<>(topic, NetChangeCodec.key(c), NetChangeCodec.encode(c));
+        out.headers().add("cdclab.error", bytes(reason));
+        out.headers().add("cdclab.source", bytes("warehouse"));
+        try {
+            producer.send(out).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException(
+                    "cannot write the dead letter for a refused change of "
+                            + c.table()
                             + " to "
                             + topic
                             + ": "

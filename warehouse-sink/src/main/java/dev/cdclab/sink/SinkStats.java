@@ -12,6 +12,7 @@ public final class SinkStats {
     private final LongAdder rowsWritten = new LongAdder();
     private final LongAdder batches = new LongAdder();
     private final LongAdder malformed = new LongAdder();
+    private final LongAdder refused = new LongAdder();
     private final AtomicLong appliedThroughMs = new AtomicLong(Long.MIN_VALUE);
     private final AtomicLong held = new AtomicLong();
     private final Map<String, Table> tables = new ConcurrentHashMap<>();
@@ -78,6 +79,10 @@ public final class SinkStats {
         malformed.increment();
     }
 
+    void countRefused() {
+        refused.increment();
+    }
+
     void setHeld(long n) {
         held.set(n);
     }
@@ -105,6 +110,16 @@ public final class SinkStats {
     /** Records of the net-changes topic that could not be read. */
     public long malformed() {
         return malformed.sum();
+    }
+
+    /** Net changes the warehouse refused (a value it cannot hold), dead-lettered. */
+    public long refused() {
+        return refused.sum();
+    }
+
+    /** Everything the sink sent to its dead-letter topic: unreadable records and refused rows. */
+    public long deadLettered() {
+        return malformed.sum() + refused.sum();
     }
 
     /**

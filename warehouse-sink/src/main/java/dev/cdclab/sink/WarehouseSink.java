@@ -13,10 +13,12 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -61,6 +63,10 @@ public final class WarehouseSink implements AutoCloseable {
     private KafkaConsumer<byte[], byte[]> consumer;
     private Thread thread;
     private DeadLetterWriter deadLetters;
+
+    /** Changes dead-lettered as refused by the warehouse, skipped when read again. */
+    private final Set<String> refusedChanges = new HashSet<>();
+
     private long appliedThrough = Long.MIN_VALUE;
 
     /** Interval end of the latest changes written ahead into the open warehouse transaction. */
@@ -213,6 +219,10 @@ public final class WarehouseSink implements AutoCloseable {
         }
         if (decoded instanceof IntervalMarker m) {
             gate.mark(tp, r.offset(), m);
+        } else if (!refusedChanges.isEmpty()
+                && refusedChanges.contains(identity((NetChange) decoded))) {
+            // dead-lettered already: read again after a rewind
+            gate.skip(tp, r.offset());
         } else {
             gate.add(tp, r.offset(), (NetChange) decoded, r.serializedValueSize());
         }
@@ -237,18 +247,75 @@ public final class WarehouseSink implements AutoCloseable {
         LOG.warn("Dead-lettered unreadable net-change record {}: {}", where, reason);
     }
 
+    private static String identity(NetChange c) {
+        return c.table() + "/" + c.key() + "@" + c.lastPosition();
+    }
+
+    /**
+     * After a write the warehouse failed (and rolled back): when rows hold values it cannot take
+     * and errors are tolerated, dead-letter those rows and read every partition again from what the
+     * warehouse has committed, without them. Otherwise the failure stands.
+     *
+     * @return true when the sink rewound and goes on
+     */
+    private boolean deadLetterRefused(
+            List<NetChange> attempted, Map<TopicPartition, Long> restart, Exception failure)
+            throws SQLException {
+        if (config.get(SinkConfig.ERRORS_TOLERANCE) == SinkConfig.ErrorTolerance.NONE) {
+            return false;
+        }
+        List<WarehouseWriter.Refused> refused = writer.refused(attempted);
+        if (refused.isEmpty()) {
+            return false;
+        }
+        if (deadLetters == null) {
+            deadLetters = new DeadLetterWriter(config);
+        }
+        for (WarehouseWriter.Refused r : refused) {
+            NetChange c = r.change();
+            String reason =
+                    "the warehouse refused " + c.table() + " key " + c.key() + ": " + r.reason();
+            deadLetters.write(c, reason);
+            refusedChanges.add(identity(c));
+            stats.countRefused();
+            LOG.warn("Dead-lettered a change the warehouse refused: {}", reason);
+        }
+        LOG.warn(
+                "{} change(s) refused by the warehouse ({}); reading again from the last"
+                        + " warehouse commit without them",
+                refused.size(),
+                failure.getMessage());
+        restart.forEach(
+                (tp, offset) -> {
+                    consumer.seek(tp, offset);
+                    gate.reset(tp);
+                });
+        gate.committed();
+        forgetStreamed();
+        return true;
+    }
+
     private int warehouseCommits;
 
     private void applyReady() throws SQLException {
         long bound = gate.bound();
         // what was written ahead commits only at a bound that covers its interval
         if (bound > appliedThrough && bound >= streamedThrough) {
+            Map<TopicPartition, Long> restart = gate.committableOffsets();
             List<NetChange> ready = gate.release(bound);
             if (ready.isEmpty() && streamedChanges == 0) {
                 stats.advance(bound);
             } else {
                 long t0 = System.nanoTime();
-                WarehouseWriter.Applied applied = writer.apply(ready, bound);
+                WarehouseWriter.Applied applied;
+                try {
+                    applied = writer.apply(ready, bound);
+                } catch (SQLException | RuntimeException e) {
+                    if (deadLetterRefused(ready, restart, e)) {
+                        return;
+                    }
+                    throw e;
+                }
                 stats.applyTook((System.nanoTime() - t0) / 1_000_000 + streamedMillis);
                 latency.recordAll(streamedTimes, applied.committedAtMs());
                 latency.recordAll(ready, applied.committedAtMs());
@@ -276,6 +343,7 @@ public final class WarehouseSink implements AutoCloseable {
      * holds; the transaction commits when the bound reaches that interval.
      */
     private boolean writeAhead() throws SQLException {
+        Map<TopicPartition, Long> restart = gate.committableOffsets();
         IntervalGate.Oldest oldest = gate.releaseOldest();
         if (oldest.changes().isEmpty()) {
             return false;
@@ -288,7 +356,14 @@ public final class WarehouseSink implements AutoCloseable {
                     oldest.intervalEndMs());
         }
         long t0 = System.nanoTime();
-        streamedRows += writer.write(oldest.changes());
+        try {
+            streamedRows += writer.write(oldest.changes());
+        } catch (SQLException | RuntimeException e) {
+            if (deadLetterRefused(oldest.changes(), restart, e)) {
+                return false;
+            }
+            throw e;
+        }
         streamedMillis += (System.nanoTime() - t0) / 1_000_000;
         streamedThrough = Math.max(streamedThrough, oldest.intervalEndMs());
         streamedChanges += oldest.changes().size();

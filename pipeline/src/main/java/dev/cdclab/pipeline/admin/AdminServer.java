@@ -73,7 +73,7 @@ public final class AdminServer implements AutoCloseable {
         m.put("raw_changes_applied", ss.rawChanges());
         m.put("held", ss.held());
         m.put("late_changes", ns.late());
-        m.put("dead_letters", ns.deadLetters() + ss.malformed());
+        m.put("dead_letters", ns.deadLetters() + ss.deadLettered());
         m.put("applied_through_ms", ss.appliedThroughMs());
         m.put("latency_ms", Numbers.percentiles(pipeline.sink().latency().endToEnd(), 1));
         respond(x, 200, m);

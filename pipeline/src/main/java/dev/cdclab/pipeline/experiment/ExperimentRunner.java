@@ -434,7 +434,7 @@ public final class ExperimentRunner {
                 ss.netChanges(),
                 ns.vanished(),
                 ns.late(),
-                ns.deadLetters() + ss.malformed(),
+                ns.deadLetters() + ss.deadLettered(),
                 ss.rowsWritten(),
                 ss.batches(),
                 List.of(),

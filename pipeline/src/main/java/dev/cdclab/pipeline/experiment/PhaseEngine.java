@@ -192,7 +192,7 @@ public final class PhaseEngine {
         long vanished0 = ns == null ? 0 : ns.vanished();
         long vanishedRaw0 = ns == null ? 0 : ns.vanishedRawChanges();
         long late0 = ns == null ? 0 : ns.late();
-        long dead0 = ns == null ? 0 : ns.deadLetters() + ss.malformed();
+        long dead0 = ns == null ? 0 : ns.deadLetters() + ss.deadLettered();
         long rows0 = ss == null ? 0 : ss.rowsWritten();
         long batches0 = ss == null ? 0 : ss.batches();
         Map<String, Long> tableRaw0 = new HashMap<>();
@@ -304,7 +304,7 @@ public final class PhaseEngine {
                     ss == null ? 0 : ss.netChanges() - net0,
                     ns == null ? 0 : ns.vanished() - vanished0,
                     ns == null ? 0 : ns.late() - late0,
-                    ns == null ? 0 : ns.deadLetters() + ss.malformed() - dead0,
+                    ns == null ? 0 : ns.deadLetters() + ss.deadLettered() - dead0,
                     ss == null ? 0 : ss.rowsWritten() - rows0,
                     ss == null ? 0 : ss.batches() - batches0,
                     tables,

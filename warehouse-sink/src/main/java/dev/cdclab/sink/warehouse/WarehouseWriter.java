@@ -114,6 +114,54 @@ public final class WarehouseWriter implements AutoCloseable {
         return System.currentTimeMillis();
     }
 
+    /** A change the warehouse refuses to hold, and why (the warehouse's own words). */
+    public record Refused(NetChange change, String reason) {}
+
+    /**
+     * The changes of {@code batch} the warehouse refuses, found by halving: a half is written in a
+     * trial transaction, rolled back, and split again while it fails. The trials take the same path
+     * as a real write, so "refused" means exactly what the write would do. Nothing stays written.
+     * Call it after {@link #write} failed with the open transaction rolled back; an empty answer
+     * means the failure was not about values (the warehouse itself failed).
+     */
+    public List<Refused> refused(List<NetChange> batch) throws SQLException {
+        if (!connection.isValid(5)) {
+            return List.of();
+        }
+        List<Refused> out = new ArrayList<>();
+        bisect(batch, out);
+        return out;
+    }
+
+    private void bisect(List<NetChange> part, List<Refused> out) throws SQLException {
+        if (part.isEmpty()) {
+            return;
+        }
+        try {
+            write(part);
+            rollback();
+        } catch (SQLException | RuntimeException e) {
+            if (!connection.isValid(5)) {
+                throw e instanceof SQLException se ? se : new SQLException(e);
+            }
+            if (part.size() == 1) {
+                out.add(new Refused(part.get(0), firstLine(e.getMessage())));
+                return;
+            }
+            int half = part.size() / 2;
+            bisect(part.subList(0, half), out);
+            bisect(part.subList(half, part.size()), out);
+        }
+    }
+
+    private static String firstLine(String message) {
+        if (message == null) {
+            return "refused by the warehouse";
+        }
+        int nl = message.indexOf('\n');
+        return nl < 0 ? message : message.substring(0, nl);
+    }
+
     /** Rolls the open transaction back: nothing written since the last commit stays. */
     public void rollback() throws SQLException {
         // DDL of the rolled-back transaction is gone too

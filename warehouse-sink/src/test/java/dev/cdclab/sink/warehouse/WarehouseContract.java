@@ -5,6 +5,7 @@ import static dev.cdclab.sink.warehouse.NetChanges.delete;
 import static dev.cdclab.sink.warehouse.NetChanges.row;
 import static dev.cdclab.sink.warehouse.NetChanges.upsert;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cdclab.change.ColumnSpec;
@@ -18,6 +19,7 @@ import dev.cdclab.change.StageTimes;
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -279,6 +281,59 @@ abstract class WarehouseContract {
             assertThat(rs.getString(3)).isEqualTo("2024-10-04");
             assertThat(rs.getString(4)).isEqualTo("x");
         }
+    }
+
+    @Test
+    void theChangesTheWarehouseRefusesAreFoundAndTheRestApplies() throws Exception {
+        writer.apply(List.of(upsert(table, 1, "a", null, 10)), 100);
+        // the source column became text; the warehouse column is still an integer
+        List<ColumnSpec> retyped = new ArrayList<>(NetChanges.ITEMS);
+        retyped.add(new ColumnSpec("qty", "INT32", false, true, null, null, "int32", null));
+        ObjectNode first = row(2, "b", null);
+        first.put("qty", 5);
+        writer.apply(
+                List.of(
+                        NetChanges.change(
+                                table,
+                                retyped,
+                                NetOperation.INSERT,
+                                2,
+                                first,
+                                List.of(),
+                                11,
+                                NetChangeMode.ALL)),
+                200);
+        List<ColumnSpec> asText = new ArrayList<>(NetChanges.ITEMS);
+        asText.add(new ColumnSpec("qty", "TEXT", false, true, null, null, "string", null));
+        List<NetChange> batch = new ArrayList<>();
+        for (int id = 3; id <= 10; id++) {
+            ObjectNode after = row(id, "n" + id, null);
+            after.put("qty", id == 7 ? "seven" : Integer.toString(id));
+            batch.add(
+                    NetChanges.change(
+                            table,
+                            asText,
+                            NetOperation.INSERT,
+                            id,
+                            after,
+                            List.of(),
+                            12 + id,
+                            NetChangeMode.ALL));
+        }
+        assertThatThrownBy(() -> writer.apply(batch, 300)).isInstanceOf(SQLException.class);
+        List<WarehouseWriter.Refused> refused = writer.refused(batch);
+        assertThat(refused)
+                .singleElement()
+                .satisfies(
+                        r -> {
+                            assertThat(r.change().key().get("id").asInt()).isEqualTo(7);
+                            assertThat(r.reason()).containsIgnoringCase("seven");
+                        });
+        assertThat(names()).as("the trials left nothing written").containsOnlyKeys(1, 2);
+        List<NetChange> rest = new ArrayList<>(batch);
+        rest.remove(refused.get(0).change());
+        writer.apply(rest, 300);
+        assertThat(names()).containsOnlyKeys(1, 2, 3, 4, 5, 6, 8, 9, 10);
     }
 
     @Test
