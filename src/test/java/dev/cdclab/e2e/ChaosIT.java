@@ -32,7 +32,11 @@ class ChaosIT {
                     "streams-kill-alos",
                     "malformed-records",
                     "truncate",
-                    "idle-table-restart");
+                    "idle-table-restart",
+                    "connect-kill",
+                    "source-restart",
+                    "toast-pk-update",
+                    "add-column-while-down");
 
     @TempDir Path dir;
 
