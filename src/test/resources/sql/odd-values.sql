@@ -23,6 +23,14 @@ INSERT INTO public."odd ""q"" .values" VALUES
     (4, -999.99, 123456789012345678901234567890.123, '2026-11-22', '2026-11-22 01:02:03.456789',
         '2026-11-22 01:02:03.456789+05', '12:00:00', '23:59:59-07', NULL, '{""}', '$0.00');
 UPDATE public."odd ""q"" .values" SET t = '24:00:00', n = 'NaN' WHERE id = 4;
+-- before Christ (PostgreSQL's first day is 4714-11-24 BC), and timetz at 24:00 off UTC
+INSERT INTO public."odd ""q"" .values" (id, d, ts, tstz, ttz) VALUES
+    (5, '0044-03-15 BC', '0044-03-15 12:34:56.789012 BC', '0044-03-15 12:34:56.789012+02 BC',
+        '24:00:00+02'),
+    (6, '4714-11-24 BC', '4713-01-01 00:00:00 BC', '0001-01-01 00:00:00+00 BC', '24:00:00-05'),
+    (7, '0001-12-31 BC', '0001-12-31 23:59:59.999999 BC', '4714-11-24 12:00:00+00 BC',
+        '24:00:00+00');
+UPDATE public."odd ""q"" .values" SET d = '4713-01-01 BC', ttz = '24:00:00+05:30' WHERE id = 6;
 
 -- a name written to break out of its quotes: if any SQL path pastes it unquoted, the victim goes
 CREATE TABLE public.victim (id int PRIMARY KEY);

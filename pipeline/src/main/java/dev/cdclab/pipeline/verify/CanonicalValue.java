@@ -9,9 +9,9 @@ import java.sql.Array;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.time.LocalTime;
 import java.time.OffsetDateTime;
-import java.time.OffsetTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
@@ -28,10 +28,19 @@ final class CanonicalValue {
     private static final double DAYS_PER_MONTH = 365.25 / 12.0;
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    // PostgreSQL writes the era last ("... 10:00:00+00 BC"), DuckDB right after the date
+    // ("0044-03-15 (BC) 10:00:00")
     private static final Pattern TIMESTAMP_TEXT =
             Pattern.compile(
-                    "(\\d{4,})-(\\d\\d)-(\\d\\d)[ T](\\d\\d):(\\d\\d):(\\d\\d)(\\.\\d{1,9})?"
-                            + "\\s*(Z|[+-]\\d\\d(?::\\d\\d){0,2})?\\s*(\\(?BC\\)?)?");
+                    "(\\d{4,})-(\\d\\d)-(\\d\\d)(\\s*\\(?BC\\)?)?[ T](\\d\\d):(\\d\\d):(\\d\\d)"
+                            + "(\\.\\d{1,9})?\\s*(Z|[+-]\\d\\d(?::\\d\\d){0,2})?\\s*(\\(?BC\\)?)?");
+    private static final Pattern DATE_TEXT =
+            Pattern.compile("(\\d{4,})-(\\d\\d)-(\\d\\d)\\s*(\\(?BC\\)?)?");
+    private static final Pattern TIME_TZ_TEXT =
+            Pattern.compile(
+                    "(\\d\\d):(\\d\\d)(?::(\\d\\d)(\\.\\d{1,9})?)?\\s*"
+                            + "(Z|[+-]\\d\\d(?::?\\d\\d){0,2})");
+    private static final long NANOS_PER_DAY = 86_400_000_000_000L;
 
     private CanonicalValue() {}
 
@@ -84,21 +93,65 @@ final class CanonicalValue {
         }
     }
 
-    /** {@code 13:51:30.123789+02} and {@code 11:51:30.123789Z} both as {@code 11:51:30.123789Z}. */
-    private static String timeAtUtc(String v) {
-        String s = v.trim();
-        // PostgreSQL writes offsets as +02 or +05:30; OffsetTime wants +02:00
-        if (s.matches(".*[+-]\\d\\d$")) {
-            s = s + ":00";
-        }
-        try {
-            return OffsetTime.parse(s)
-                    .withOffsetSameInstant(ZoneOffset.UTC)
-                    .truncatedTo(ChronoUnit.MICROS)
-                    .toString();
-        } catch (DateTimeParseException e) {
+    /**
+     * {@code 13:51:30.123789+02} and {@code 11:51:30.123789Z} both as {@code 11:51:30.123789Z}.
+     * PostgreSQL's {@code 24:00:00+02} is {@code 22:00Z}, as Debezium sends it; only {@code
+     * 24:00:00+00} stays {@code 24:00Z} (Debezium's {@code 24:00:00Z}).
+     */
+    static String timeAtUtc(String v) {
+        Matcher m = TIME_TZ_TEXT.matcher(v.trim());
+        if (!m.matches()) {
             return v;
         }
+        int hour = Integer.parseInt(m.group(1));
+        int minute = Integer.parseInt(m.group(2));
+        int second = m.group(3) == null ? 0 : Integer.parseInt(m.group(3));
+        String fraction = m.group(4) == null ? "" : m.group(4).substring(1);
+        long nanos =
+                fraction.isEmpty() ? 0 : Long.parseLong((fraction + "00000000").substring(0, 9));
+        long local = ((hour * 60L + minute) * 60 + second) * 1_000_000_000L + nanos;
+        int offset = offsetSeconds(m.group(5));
+        if (hour > 24 || minute > 59 || second > 59 || local > NANOS_PER_DAY) {
+            return v;
+        }
+        if (local == NANOS_PER_DAY && offset == 0) {
+            return "24:00Z";
+        }
+        long utc = Math.floorMod(local - offset * 1_000_000_000L, NANOS_PER_DAY);
+        return LocalTime.ofNanoOfDay(utc).truncatedTo(ChronoUnit.MICROS) + "Z";
+    }
+
+    /** {@code Z}, {@code +02}, {@code +05:30}, {@code -03:30:15} or {@code +0530} in seconds. */
+    private static int offsetSeconds(String offset) {
+        if (offset.equals("Z")) {
+            return 0;
+        }
+        String digits = offset.substring(1).replace(":", "");
+        int seconds = Integer.parseInt(digits.substring(0, 2)) * 3600;
+        if (digits.length() >= 4) {
+            seconds += Integer.parseInt(digits.substring(2, 4)) * 60;
+        }
+        if (digits.length() >= 6) {
+            seconds += Integer.parseInt(digits.substring(4, 6));
+        }
+        return offset.charAt(0) == '-' ? -seconds : seconds;
+    }
+
+    /**
+     * A date as PostgreSQL ({@code 0044-03-15 BC}) or DuckDB ({@code 0044-03-15 (BC)}) writes it:
+     * years before Christ in ISO's proleptic numbering ({@code -0043-03-15}), everything else as
+     * written.
+     */
+    static String date(String text) {
+        Matcher m = DATE_TEXT.matcher(text.trim());
+        if (!m.matches() || m.group(4) == null) {
+            return text;
+        }
+        return LocalDate.of(
+                        1 - Integer.parseInt(m.group(1)),
+                        Integer.parseInt(m.group(2)),
+                        Integer.parseInt(m.group(3)))
+                .toString();
     }
 
     static String read(ResultSet rs, int i, ColumnKind kind) throws SQLException {
@@ -132,7 +185,8 @@ final class CanonicalValue {
                 return rs.wasNull() ? null : Boolean.toString(v);
             }
             case DATE -> {
-                return rs.getString(i);
+                String s = rs.getString(i);
+                return s == null ? null : date(s);
             }
             case TIMESTAMP, TIMESTAMPTZ -> {
                 // read as text on both sides: the JDBC drivers' objects cannot hold infinity
@@ -181,8 +235,9 @@ final class CanonicalValue {
     }
 
     /**
-     * A timestamp as PostgreSQL or DuckDB write it: years past 9999 without a sign, {@code BC} or
-     * {@code (BC)} after it, an offset when it has one (UTC when not).
+     * A timestamp as PostgreSQL or DuckDB write it: years past 9999 without a sign, {@code BC} at
+     * the end (PostgreSQL) or {@code (BC)} after the date (DuckDB), an offset when it has one (UTC
+     * when not).
      */
     static OffsetDateTime parseText(String text) {
         Matcher m = TIMESTAMP_TEXT.matcher(text.trim());
@@ -190,23 +245,23 @@ final class CanonicalValue {
             throw new DateTimeParseException("not a timestamp", text, 0);
         }
         int year = Integer.parseInt(m.group(1));
-        if (m.group(9) != null) {
+        if (m.group(4) != null || m.group(10) != null) {
             year = 1 - year;
         }
-        String fraction = m.group(7) == null ? "" : m.group(7).substring(1);
+        String fraction = m.group(8) == null ? "" : m.group(8).substring(1);
         int nanos =
                 fraction.isEmpty() ? 0 : Integer.parseInt((fraction + "00000000").substring(0, 9));
         ZoneOffset offset =
-                m.group(8) == null || m.group(8).isEmpty()
+                m.group(9) == null || m.group(9).isEmpty()
                         ? ZoneOffset.UTC
-                        : ZoneOffset.of(m.group(8).equals("Z") ? "Z" : m.group(8));
+                        : ZoneOffset.of(m.group(9).equals("Z") ? "Z" : m.group(9));
         return OffsetDateTime.of(
                 year,
                 Integer.parseInt(m.group(2)),
                 Integer.parseInt(m.group(3)),
-                Integer.parseInt(m.group(4)),
                 Integer.parseInt(m.group(5)),
                 Integer.parseInt(m.group(6)),
+                Integer.parseInt(m.group(7)),
                 nanos,
                 offset);
     }

@@ -8,15 +8,18 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.Base64;
+import java.util.Locale;
 
 /**
  * Writes a Debezium JSON value as the text a warehouse casts to the column's type. Time values
  * follow Debezium's {@code time.precision.mode=adaptive_time_microseconds}, decimals its {@code
  * decimal.handling.mode} (string or precise), bytes its base64 encoding. PostgreSQL's edge values
  * keep their meaning: {@code ±infinity} dates and timestamps, {@code 24:00:00}, years past 9999,
- * and numeric {@code NaN}/{@code ±Infinity} in PostgreSQL's spelling.
+ * years before Christ, and numeric {@code NaN}/{@code ±Infinity} in PostgreSQL's spelling.
  */
 public final class ValueText {
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
@@ -27,6 +30,13 @@ public final class ValueText {
     static final long DATE_NEGATIVE_INFINITY = -2147472691L;
 
     private static final long MICROS_PER_DAY = 86_400_000_000L;
+
+    // year of era, then the era as DuckDB writes it: DuckDB and PostgreSQL both read this back,
+    // while PostgreSQL refuses ISO's signed years and DuckDB reads "0044-03-15 BC" as AD 44
+    private static final DateTimeFormatter BC_DATE =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd '(BC)'", Locale.ROOT);
+    private static final DateTimeFormatter BC_TIMESTAMP =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd '(BC)' HH:mm:ss.SSSSSS", Locale.ROOT);
 
     private ValueText() {}
 
@@ -52,7 +62,7 @@ public final class ValueText {
             case "io.debezium.time.NanoTime":
                 return timeMicros(v.asLong() / 1000);
             case "io.debezium.time.ZonedTimestamp":
-                return v.isTextual() ? withoutPlus(v.asText()) : v.asText();
+                return v.isTextual() ? zonedTimestamp(v.asText()) : v.asText();
             case "io.debezium.time.MicroDuration":
                 return Long.toString(v.asLong());
             case "org.apache.kafka.connect.data.Decimal":
@@ -100,7 +110,8 @@ public final class ValueText {
         if (epochDay == DATE_NEGATIVE_INFINITY || epochDay <= Integer.MIN_VALUE) {
             return "-infinity";
         }
-        return withoutPlus(LocalDate.ofEpochDay(epochDay).toString());
+        LocalDate d = LocalDate.ofEpochDay(epochDay);
+        return d.getYear() <= 0 ? d.format(BC_DATE) : withoutPlus(d.toString());
     }
 
     private static String timeMicros(long micros) {
@@ -131,10 +142,28 @@ public final class ValueText {
         }
         long seconds = Math.floorDiv(micros, 1_000_000);
         int nanos = (int) Math.floorMod(micros, 1_000_000) * 1000;
+        LocalDateTime t = LocalDateTime.ofEpochSecond(seconds, nanos, ZoneOffset.UTC);
+        if (t.getYear() <= 0) {
+            return t.format(BC_TIMESTAMP) + (kind == ColumnKind.TIMESTAMPTZ ? "Z" : "");
+        }
         if (kind == ColumnKind.TIMESTAMPTZ) {
             return withoutPlus(Instant.ofEpochSecond(seconds, nanos).toString());
         }
-        return withoutPlus(LocalDateTime.ofEpochSecond(seconds, nanos, ZoneOffset.UTC).toString());
+        return withoutPlus(t.toString());
+    }
+
+    /** Debezium's ISO text; a year before 1 (ISO's {@code 0000} is 1 BC) in the era spelling. */
+    private static String zonedTimestamp(String iso) {
+        boolean signed =
+                iso.length() > 1 && iso.charAt(0) == '-' && Character.isDigit(iso.charAt(1));
+        if (!signed && !iso.startsWith("0000")) {
+            return withoutPlus(iso);
+        }
+        return OffsetDateTime.parse(iso)
+                        .withOffsetSameInstant(ZoneOffset.UTC)
+                        .toLocalDateTime()
+                        .format(BC_TIMESTAMP)
+                + "Z";
     }
 
     /** ISO-8601 writes years past 9999 with a sign that the warehouses' date parsers refuse. */

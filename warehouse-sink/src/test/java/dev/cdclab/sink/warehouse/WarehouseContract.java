@@ -536,6 +536,159 @@ abstract class WarehouseContract {
         assertThat(rows.get(3).get(5)).isEqualTo("21016");
     }
 
+    @Test
+    void datesAndTimestampsBeforeChristKeepTheirDay() throws Exception {
+        List<ColumnSpec> cols =
+                List.of(
+                        new ColumnSpec("id", "INT32", true, false, null, null, "int32", null),
+                        new ColumnSpec(
+                                "d",
+                                "DATE",
+                                false,
+                                true,
+                                null,
+                                null,
+                                "int32",
+                                "io.debezium.time.Date"),
+                        new ColumnSpec(
+                                "at",
+                                "TIMESTAMP",
+                                false,
+                                true,
+                                null,
+                                null,
+                                "int64",
+                                "io.debezium.time.MicroTimestamp"),
+                        new ColumnSpec(
+                                "ms",
+                                "TIMESTAMP",
+                                false,
+                                true,
+                                null,
+                                null,
+                                "int64",
+                                "io.debezium.time.Timestamp"),
+                        new ColumnSpec(
+                                "zt",
+                                "TIMESTAMPTZ",
+                                false,
+                                true,
+                                null,
+                                null,
+                                "string",
+                                "io.debezium.time.ZonedTimestamp"));
+        // what Debezium 3.7's PostgreSQL connector streams: proleptic ISO days and micros (year 0
+        // is 1 BC), ZonedTimestamp as ISO text with a signed year, at UTC
+        ObjectNode idesOfMarch = M.createObjectNode();
+        idesOfMarch.put("id", 1);
+        idesOfMarch.put("d", -735160); // 0044-03-15 BC
+        idesOfMarch.put("at", -63517778703210988L); // 0044-03-15 12:34:56.789012 BC
+        idesOfMarch.put("ms", -62167219199877L); // 0001-01-01 00:00:00.123 BC
+        idesOfMarch.put("zt", "-0043-03-15T10:34:56.789012Z"); // 12:34:56.789012+02 BC
+        ObjectNode first = M.createObjectNode();
+        first.put("id", 2);
+        first.put("d", -2440588); // 4714-11-24 BC, PostgreSQL's first day
+        first.put("at", -210863520000000000L); // 4713-01-01 00:00:00 BC
+        first.put("zt", "0000-01-01T00:00:00.000000Z"); // 0001-01-01 00:00:00+00 BC
+        ObjectNode last = M.createObjectNode();
+        last.put("id", 3);
+        last.put("d", -719163); // 0001-12-31 BC
+        last.put("at", -62135596800000001L); // 0001-12-31 23:59:59.999999 BC
+        last.put("zt", "-4713-11-24T00:00:00.000000Z"); // 4714-11-24 00:00:00+00 BC
+        List<NetChange> changes = new ArrayList<>();
+        int lsn = 10;
+        for (ObjectNode row : List.of(idesOfMarch, first, last)) {
+            changes.add(
+                    NetChanges.change(
+                            table,
+                            cols,
+                            NetOperation.INSERT,
+                            row.get("id").asInt(),
+                            row,
+                            List.of(),
+                            lsn++,
+                            NetChangeMode.ALL));
+        }
+        writer.apply(changes, 100);
+        List<String> expected =
+                List.of(
+                        "1|-735160|-735160 12:34:56.789012|-719528 00:00:00.123"
+                                + "|-735160 10:34:56.789012",
+                        "2|-2440588|-2440550 00:00:00|null|-719528 00:00:00",
+                        "3|-719163|-719163 23:59:59.999999|null|-2440588 00:00:00");
+        assertThat(daysAndTimes()).containsExactlyElementsOf(expected);
+
+        // an update that sends none of them keeps them (DuckDB copies them through text)
+        ObjectNode placeholder = M.createObjectNode();
+        placeholder.put("id", 1);
+        List<String> unchanged = List.of("d", "at", "ms", "zt");
+        unchanged.forEach(c -> placeholder.put(c, "__debezium_unavailable_value"));
+        writer.apply(
+                List.of(
+                        NetChanges.change(
+                                table,
+                                cols,
+                                NetOperation.UPDATE,
+                                1,
+                                placeholder,
+                                unchanged,
+                                20,
+                                NetChangeMode.ALL)),
+                200);
+        assertThat(daysAndTimes()).containsExactlyElementsOf(expected);
+    }
+
+    /**
+     * Each row as id, then days since 1970-01-01 and time of day (timestamptz at UTC), computed by
+     * the warehouse itself, so no date text of either warehouse is trusted.
+     */
+    private List<String> daysAndTimes() throws Exception {
+        String epoch = "CAST('1970-01-01' AS DATE)";
+        String zt = "(zt AT TIME ZONE 'UTC')";
+        List<String> rows = new ArrayList<>();
+        try (Connection c = writer.openReader();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT id, CAST(d - "
+                                        + epoch
+                                        + " AS BIGINT), CAST(CAST(\"at\" AS DATE) - "
+                                        + epoch
+                                        + " AS BIGINT), CAST(CAST(\"at\" AS TIME) AS VARCHAR),"
+                                        + " CAST(CAST(ms AS DATE) - "
+                                        + epoch
+                                        + " AS BIGINT), CAST(CAST(ms AS TIME) AS VARCHAR),"
+                                        + " CAST(CAST("
+                                        + zt
+                                        + " AS DATE) - "
+                                        + epoch
+                                        + " AS BIGINT), CAST(CAST("
+                                        + zt
+                                        + " AS TIME) AS VARCHAR) FROM "
+                                        + quoted(table)
+                                        + " ORDER BY id")) {
+            while (rs.next()) {
+                rows.add(
+                        rs.getInt(1)
+                                + "|"
+                                + rs.getString(2)
+                                + "|"
+                                + rs.getString(3)
+                                + " "
+                                + rs.getString(4)
+                                + "|"
+                                + (rs.getString(5) == null
+                                        ? "null"
+                                        : rs.getString(5) + " " + rs.getString(6))
+                                + "|"
+                                + rs.getString(7)
+                                + " "
+                                + rs.getString(8));
+            }
+        }
+        return rows;
+    }
+
     private static List<ColumnSpec> typedColumns() {
         return List.of(
                 new ColumnSpec("id", "INT32", true, false, null, null, "int32", null),
