@@ -286,33 +286,23 @@ abstract class WarehouseContract {
     @Test
     void theChangesTheWarehouseRefusesAreFoundAndTheRestApplies() throws Exception {
         writer.apply(List.of(upsert(table, 1, "a", null, 10)), 100);
-        // the source column became text; the warehouse column is still an integer
-        List<ColumnSpec> retyped = new ArrayList<>(NetChanges.ITEMS);
-        retyped.add(new ColumnSpec("qty", "INT32", false, true, null, null, "int32", null));
-        ObjectNode first = row(2, "b", null);
-        first.put("qty", 5);
-        writer.apply(
-                List.of(
-                        NetChanges.change(
-                                table,
-                                retyped,
-                                NetOperation.INSERT,
-                                2,
-                                first,
-                                List.of(),
-                                11,
-                                NetChangeMode.ALL)),
-                200);
-        List<ColumnSpec> asText = new ArrayList<>(NetChanges.ITEMS);
-        asText.add(new ColumnSpec("qty", "TEXT", false, true, null, null, "string", null));
+        writer.apply(List.of(upsert(table, 2, "b", null, 11)), 200);
+        // the source widened price to numeric(14,2); the warehouse column is still (10,2)
+        List<ColumnSpec> wider = new ArrayList<>();
+        for (ColumnSpec c : NetChanges.ITEMS) {
+            wider.add(
+                    c.name().equals("price")
+                            ? new ColumnSpec("price", "NUMERIC", false, true, 14, 2, "string", null)
+                            : c);
+        }
         List<NetChange> batch = new ArrayList<>();
         for (int id = 3; id <= 10; id++) {
             ObjectNode after = row(id, "n" + id, null);
-            after.put("qty", id == 7 ? "seven" : Integer.toString(id));
+            after.put("price", id == 7 ? "123456789012.50" : id + ".25");
             batch.add(
                     NetChanges.change(
                             table,
-                            asText,
+                            wider,
                             NetOperation.INSERT,
                             id,
                             after,
@@ -327,7 +317,7 @@ abstract class WarehouseContract {
                 .satisfies(
                         r -> {
                             assertThat(r.change().key().get("id").asInt()).isEqualTo(7);
-                            assertThat(r.reason()).containsIgnoringCase("seven");
+                            assertThat(r.reason()).isNotBlank();
                         });
         assertThat(names()).as("the trials left nothing written").containsOnlyKeys(1, 2);
         List<NetChange> rest = new ArrayList<>(batch);
