@@ -103,7 +103,8 @@ class SqlServerConnectorConfigTest {
         List<String> unknown =
                 cfg.keySet().stream()
                         .filter(k -> !known.contains(k))
-                        // Connect's own keys, the router's, topic creation, the schema history
+                        // Connect's own keys (transforms, predicates), the router's, topic
+                        // creation, the schema history
                         // and driver pass-through are validated elsewhere
                         .filter(
                                 k ->
@@ -112,6 +113,7 @@ class SqlServerConnectorConfigTest {
                                                 && !k.startsWith("key.converter")
                                                 && !k.startsWith("value.converter")
                                                 && !k.startsWith("transforms")
+                                                && !k.startsWith("predicates")
                                                 && !k.startsWith("topic.creation.")
                                                 && !k.startsWith("schema.history.internal.kafka.")
                                                 && !k.startsWith("driver."))
