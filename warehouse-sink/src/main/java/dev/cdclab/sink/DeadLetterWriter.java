@@ -75,44 +75,33 @@ final class DeadLetterWriter implements AutoCloseable {
 
     /** Writes {@code r} with its reason and where it came from; returns once acknowledged. */
     void write(ConsumerRecord<byte[], byte[]> r, String reason) {
-        ProducerRecord<byte[], byte[]> out =
-                new ProducerRecord<>(topic, null, r.timestamp(), r.key(), r.value());
-        out.headers().add("cdclab.error", bytes(reason == null ? "unreadable" : reason));
-        out.headers()
-                .add("cdclab.source", bytes(r.topic() + "-" + r.partition() + "@" + r.offset()));
+        String from = r.topic() + "-" + r.partition() + "@" + r.offset();
+        send(
+                new ProducerRecord<>(topic, null, r.timestamp(), r.key(), r.value()),
+                reason == null ? "unreadable" : reason,
+                from,
+                from);
+    }
+
+    /** Writes a change the warehouse refused, with the reason; returns once acknowledged. */
+    void write(NetChange c, String reason) {
+        send(
+                new ProducerRecord<>(topic, NetChangeCodec.key(c), NetChangeCodec.encode(c)),
+                reason,
+                "warehouse",
+                "a refused change of " + c.table());
+    }
+
+    private void send(
+            ProducerRecord<byte[], byte[]> out, String reason, String source, String what) {
+        out.headers().add("cdclab.error", bytes(reason));
+        out.headers().add("cdclab.source", bytes(source));
         try {
             producer.send(out).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException(
                     "cannot write the dead letter for "
-                            + r.topic()
-                            + "-"
-                            + r.partition()
-                            + "@"
-                            + r.offset()
-                            + " to "
-                            + topic
-                            + ": "
-                            + e.getMessage(),
-                    e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted writing a dead letter", e);
-        }
-    }
-
-    /** Writes a change the warehouse refused, with the reason; returns once acknowledged. */
-    void write(NetChange c, String reason) {
-        ProducerRecord<byte[], byte[]> out =
-                new ProducerRecord<>(topic, NetChangeCodec.key(c), NetChangeCodec.encode(c));
-        out.headers().add("cdclab.error", bytes(reason));
-        out.headers().add("cdclab.source", bytes("warehouse"));
-        try {
-            producer.send(out).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException(
-                    "cannot write the dead letter for a refused change of "
-                            + c.table()
+                            + what
                             + " to "
                             + topic
                             + ": "
