@@ -108,6 +108,20 @@ public final class CaptureConfig {
                                     + " role. Embedded sources default to cdclab_capture; unset,"
                                     + " the connector logs in as source.user.")
                     .build();
+    public static final ConfigOption<KeylessTables> KEYLESS_TABLES =
+            enumOption("keyless.tables", KeylessTables.class)
+                    .defaultValue(KeylessTables.REFUSE)
+                    .description(
+                            "postgres: tables with neither a primary key nor a replica identity"
+                                    + " index refuse UPDATE and DELETE once a publication"
+                                    + " publishes them. refuse (default): stop before creating"
+                                    + " anything, naming them and the statement to run; full: set"
+                                    + " REPLICA IDENTITY FULL on them, and (as a superuser) on"
+                                    + " such tables created or altered later, through an event"
+                                    + " trigger; exclude: publish only the tables that have one"
+                                    + " (tables created later are then not captured). Sources"
+                                    + " cdc-lab starts default to full.")
+                    .build();
     public static final ConfigOption<String> CONNECTOR_NAME =
             stringOption("connector.name")
                     .defaultValue("cdclab-source")
@@ -318,6 +332,7 @@ public final class CaptureConfig {
                     USER,
                     PASSWORD,
                     CAPTURE_ROLE,
+                    KEYLESS_TABLES,
                     CONNECTOR_NAME,
                     TOPIC_PREFIX,
                     SLOT,
@@ -345,6 +360,16 @@ public final class CaptureConfig {
                     SQLSERVER_NET_CHANGES,
                     SQLSERVER_FILEGROUP,
                     SQLSERVER_ROLE);
+
+    /** What capture does about tables without a key (see {@link #KEYLESS_TABLES}). */
+    public enum KeylessTables {
+        /** stop, naming them. */
+        REFUSE,
+        /** give them REPLICA IDENTITY FULL, now and later. */
+        FULL,
+        /** leave them out of the publication. */
+        EXCLUDE
+    }
 
     private final Configuration config;
 

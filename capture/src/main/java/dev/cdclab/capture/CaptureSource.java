@@ -76,6 +76,14 @@ public interface CaptureSource {
     long nowMs();
 
     /** The capture job's own view of its work, where the source has one (SQL Server). */
+    /**
+     * Tables without a key found when capture was prepared, {@code schema.table} to how each is
+     * captured; empty when the source has none or cannot tell.
+     */
+    default Map<String, String> keylessTables() {
+        return Map.of();
+    }
+
     default Optional<CaptureJobReport> jobReport() {
         return Optional.empty();
     }

@@ -3,6 +3,7 @@ package dev.cdclab.capture;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cdclab.change.ChangeKeyFields;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,10 +26,16 @@ public final class DebeziumConnectorConfig {
     public static final String HEARTBEAT_TABLE = CaptureConfig.LAB_SCHEMA + ".heartbeat";
 
     /** Field the router adds to keys so keys of different tables stay distinct. */
-    public static final String TABLE_KEY_FIELD = "__dbz__sourceIdentifier";
+    public static final String TABLE_KEY_FIELD = ChangeKeyFields.ROUTER;
 
-    /** Name of the predicate that lets TRUNCATE events pass the flattening transform whole. */
-    static final String TRUNCATE_PREDICATE = "truncate";
+    /**
+     * Name of the predicate that lets truncates and changes of tables without a key pass the
+     * flattening transform whole.
+     */
+    static final String ENVELOPE_PREDICATE = "envelope";
+
+    /** Name of the transform that keys events of tables without a key by their table. */
+    static final String KEYLESS_TRANSFORM = "keyless";
 
     private static final Logger LOG = LoggerFactory.getLogger(DebeziumConnectorConfig.class);
 
@@ -39,23 +46,37 @@ public final class DebeziumConnectorConfig {
 
     /**
      * Validates {@code config} on the cluster. A cluster without cdc-lab's {@link
-     * TruncateEventPredicate} (a worker of your own, without cdc-lab's capture jar on its plugin
-     * path) gets the config without it: everything works, but a {@code TRUNCATE} then goes unseen,
-     * as with stock Debezium, and a warning says so.
+     * KeepEnvelopePredicate} and {@link KeylessEventKey} (a worker of your own, without cdc-lab's
+     * capture jar on its plugin path) gets the config without them, and a warning says what that
+     * costs: a {@code TRUNCATE} goes unseen, as with stock Debezium, and the updates of a table
+     * without a key lose their old image.
      */
     public static Fitted fitTo(ConnectRestClient rest, String name, Map<String, String> config) {
         List<String> problems = rest.validate(name, config);
-        String predicateKey = "predicates." + TRUNCATE_PREDICATE + ".type";
-        if (problems.stream().anyMatch(p -> p.startsWith(predicateKey))) {
+        String predicateKey = "predicates." + ENVELOPE_PREDICATE + ".type";
+        String transformKey = "transforms." + KEYLESS_TRANSFORM + ".type";
+        if (problems.stream()
+                .anyMatch(p -> p.startsWith(predicateKey) || p.startsWith(transformKey))) {
             LOG.warn(
-                    "Kafka Connect at {} does not have {} (put cdc-lab's capture jar on its"
-                            + " plugin.path): a TRUNCATE will not be detected",
+                    "Kafka Connect at {} does not have cdc-lab's {} and {} (put cdc-lab's capture"
+                            + " jar on its plugin.path): a TRUNCATE will not be detected, and"
+                            + " updates of tables without a key cannot be applied",
                     rest.baseUrl(),
-                    TruncateEventPredicate.class.getName());
+                    KeepEnvelopePredicate.class.getName(),
+                    KeylessEventKey.class.getName());
             Map<String, String> without = new LinkedHashMap<>(config);
             without.keySet().removeIf(k -> k.startsWith("predicates"));
+            without.keySet().removeIf(k -> k.startsWith("transforms." + KEYLESS_TRANSFORM + "."));
             without.remove("transforms.unwrap.predicate");
             without.remove("transforms.unwrap.negate");
+            without.computeIfPresent(
+                    "transforms",
+                    (k, v) ->
+                            String.join(
+                                    ",",
+                                    java.util.Arrays.stream(v.split(","))
+                                            .filter(t -> !t.equals(KEYLESS_TRANSFORM))
+                                            .toList()));
             return new Fitted(without, rest.validate(name, without));
         }
         return new Fitted(config, problems);
@@ -123,24 +144,26 @@ public final class DebeziumConnectorConfig {
         // never have to discover topics of tables created later, and partitions stay fixed
         String prefix = c.get(CaptureConfig.TOPIC_PREFIX);
         if (c.get(CaptureConfig.EVENT_FORMAT) == CaptureConfig.EventFormat.FLAT) {
-            m.put("transforms", "unwrap,route");
+            m.put("transforms", "unwrap," + KEYLESS_TRANSFORM + ",route");
             m.put("transforms.unwrap.type", "io.debezium.transforms.ExtractNewRecordState");
             m.put(
                     "transforms.unwrap.add.fields",
                     "op,ts_ms,source.ts_ms,schema,table," + positionFields);
             // deletes stay records (with __deleted), no tombstones
             m.put("transforms.unwrap.delete.tombstone.handling.mode", "rewrite");
-            // ExtractNewRecordState drops TRUNCATE events; they pass it whole instead, so that
-            // the net-change app sees them and stops (the source must not skip them either)
-            m.put("transforms.unwrap.predicate", TRUNCATE_PREDICATE);
+            // ExtractNewRecordState drops TRUNCATE events and the old image; truncates and the
+            // changes of tables without a key pass it whole instead (the source must not skip
+            // truncates either)
+            m.put("transforms.unwrap.predicate", ENVELOPE_PREDICATE);
             m.put("transforms.unwrap.negate", "true");
-            m.put("predicates", TRUNCATE_PREDICATE);
+            m.put("predicates", ENVELOPE_PREDICATE);
             m.put(
-                    "predicates." + TRUNCATE_PREDICATE + ".type",
-                    TruncateEventPredicate.class.getName());
+                    "predicates." + ENVELOPE_PREDICATE + ".type",
+                    KeepEnvelopePredicate.class.getName());
         } else {
-            m.put("transforms", "route");
+            m.put("transforms", KEYLESS_TRANSFORM + ",route");
         }
+        m.put("transforms." + KEYLESS_TRANSFORM + ".type", KeylessEventKey.class.getName());
         m.put("transforms.route.type", router.className());
         m.put("transforms.route.topic.regex", routeRegex(c, topicNamespace));
         m.put("transforms.route.topic.replacement", changeTopic(prefix));

@@ -22,6 +22,9 @@ import java.util.Properties;
  * with one row per partition.
  */
 public final class PostgresCapture implements CaptureSource {
+    private static final org.slf4j.Logger LOG =
+            org.slf4j.LoggerFactory.getLogger(PostgresCapture.class);
+
     /** Settings that decide durability and log throughput; printed with every result. */
     public static final String[] REPORTED_SETTINGS = {
         "server_version",
@@ -50,6 +53,12 @@ public final class PostgresCapture implements CaptureSource {
     private volatile String serverStartSeen;
 
     private String rolePassword;
+
+    /** Partitions (of partitioned tables) in the captured schemas when capture was prepared. */
+    private List<String> partitions = List.of();
+
+    /** Tables without a key when capture was prepared, and how each is captured. */
+    private final Map<String, String> keylessTables = new LinkedHashMap<>();
 
     PostgresCapture(CaptureConfig c) {
         this.config = c;
@@ -93,9 +102,20 @@ public final class PostgresCapture implements CaptureSource {
         m.put("database.dbname", config.get(CaptureConfig.DATABASE));
         m.put("slot.name", config.get(CaptureConfig.SLOT));
         m.put("publication.name", config.get(CaptureConfig.PUBLICATION));
-        // FOR ALL TABLES: tables created while the pipeline runs are captured without a restart
-        m.put("publication.autocreate.mode", "all_tables");
+        // prepare() creates the publication: FOR ALL TABLES (tables created while the pipeline
+        // runs are captured without a restart) with publish_via_partition_root, which Debezium's
+        // own creation does not set
+        m.put("publication.autocreate.mode", "disabled");
         m.put("schema.include.list", DebeziumConnectorConfig.schemaList(config));
+        if (!partitions.isEmpty()) {
+            // a snapshot reads a partitioned table through its root; reading the partitions too
+            // would give every row twice, under their names
+            m.put(
+                    "table.exclude.list",
+                    partitions.stream()
+                            .map(java.util.regex.Pattern::quote)
+                            .collect(java.util.stream.Collectors.joining(",")));
+        }
         // precision and scale of decimals (sent as strings) need the source type; every other
         // type is told by its Connect type and Debezium's semantic name, so keep events small
         m.put("datatype.propagate.source.type", ".+\\.numeric,.+\\.decimal,.+\\.money");
@@ -237,10 +257,11 @@ public final class PostgresCapture implements CaptureSource {
     }
 
     /**
-     * Checks logical decoding is on and creates the heartbeat table with one row per partition of
-     * the changes topic.
+     * Checks logical decoding is on; deals with the tables a publication would make refuse UPDATE
+     * and DELETE (see {@link CaptureConfig#KEYLESS_TABLES}); creates the heartbeat table with one
+     * row per partition, the connector's role when one is asked for, and the publication.
      *
-     * @throws IllegalStateException naming what is missing
+     * @throws IllegalStateException naming what is missing or what stands in the way
      */
     @Override
     public void prepare() {
@@ -248,6 +269,13 @@ public final class PostgresCapture implements CaptureSource {
         String table = DebeziumConnectorConfig.HEARTBEAT_TABLE;
         try (Connection c = connect();
                 Statement s = c.createStatement()) {
+            String publication = config.get(CaptureConfig.PUBLICATION);
+            boolean published = publicationExists(s, publication);
+            List<String> keyless = keylessTables(c);
+            CaptureConfig.KeylessTables policy = config.get(CaptureConfig.KEYLESS_TABLES);
+            if (!keyless.isEmpty() && policy == CaptureConfig.KeylessTables.REFUSE && !published) {
+                throw new IllegalStateException(refusal(keyless));
+            }
             s.execute("CREATE SCHEMA IF NOT EXISTS " + CaptureConfig.LAB_SCHEMA);
             s.execute(
                     "CREATE TABLE IF NOT EXISTS "
@@ -260,18 +288,201 @@ public final class PostgresCapture implements CaptureSource {
                             config.get(CaptureConfig.PARTITIONS))) {
                 s.execute("INSERT INTO " + table + " (id, ts) VALUES (" + id + ", now())");
             }
+            keylessTables.clear();
+            if (policy == CaptureConfig.KeylessTables.FULL) {
+                for (String t : keyless) {
+                    s.execute("ALTER TABLE " + t + " REPLICA IDENTITY FULL");
+                    keylessTables.put(t, "REPLICA IDENTITY FULL, set by cdc-lab");
+                }
+                installKeylessTrigger(c, s);
+            } else if (policy == CaptureConfig.KeylessTables.EXCLUDE) {
+                keyless.forEach(t -> keylessTables.put(t, "not captured (keyless.tables=exclude)"));
+            }
             String role = config.get(CaptureConfig.CAPTURE_ROLE);
             if (role != null) {
                 prepareRole(s, role);
             }
+            if (!published) {
+                createPublication(c, s, publication, policy, keyless);
+            }
+            partitions = partitions(c);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot prepare source: " + e.getMessage(), e);
         }
     }
 
     /**
+     * Tables of the captured schemas with neither a primary key nor a replica identity that names a
+     * row: published, they refuse UPDATE and DELETE. Quoted, {@code schema.table}.
+     */
+    private List<String> keylessTables(Connection c) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (PreparedStatement ps =
+                c.prepareStatement(
+                        "SELECT format('%I.%I', n.nspname, c.relname) FROM pg_class c JOIN"
+                                + " pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN"
+                                + " ('r', 'p') AND n.nspname = ANY (?) AND (c.relreplident = 'n'"
+                                + " OR (c.relreplident = 'd' AND NOT EXISTS (SELECT 1 FROM"
+                                + " pg_index i WHERE i.indrelid = c.oid AND i.indisprimary)))"
+                                + " ORDER BY 1")) {
+            ps.setArray(1, c.createArrayOf("text", config.schemas().toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getString(1));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static String refusal(List<String> keyless) {
+        String list = String.join(", ", keyless.subList(0, Math.min(5, keyless.size())));
+        if (keyless.size() > 5) {
+            list += " and " + (keyless.size() - 5) + " more";
+        }
+        return keyless.size()
+                + " table(s) without a primary key would refuse UPDATE and DELETE once published: "
+                + list
+                + ". Run ALTER TABLE <table> REPLICA IDENTITY FULL on each, or set -D"
+                + " capture.keyless.tables=full to have cdc-lab do it (now and for tables created"
+                + " later), or =exclude to capture only tables with a key";
+    }
+
+    /**
+     * An event trigger that gives tables created or altered later without a key {@code REPLICA
+     * IDENTITY FULL}, in the statement's own transaction, so the publication never makes the
+     * application's UPDATE or DELETE fail. Event triggers need a superuser; without one, a warning
+     * says what remains to do by hand.
+     */
+    private void installKeylessTrigger(Connection c, Statement s) throws SQLException {
+        boolean superuser;
+        try (ResultSet rs =
+                s.executeQuery("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")) {
+            superuser = rs.next() && rs.getBoolean(1);
+        }
+        if (!superuser) {
+            LOG.warn(
+                    "{} is not a superuser, so no event trigger gives tables created later without"
+                            + " a key REPLICA IDENTITY FULL: give them one before they are"
+                            + " updated",
+                    config.user());
+            return;
+        }
+        String schemas =
+                config.schemas().stream()
+                        .map(x -> "'" + x.replace("'", "''") + "'")
+                        .collect(java.util.stream.Collectors.joining(", "));
+        s.execute(
+                "CREATE OR REPLACE FUNCTION "
+                        + CaptureConfig.LAB_SCHEMA
+                        + "."
+                        + KEYLESS_FUNCTION
+                        + "() RETURNS event_trigger LANGUAGE plpgsql AS $$ DECLARE r record; BEGIN"
+                        + " FOR r IN SELECT format('%I.%I', n.nspname, c.relname) AS t FROM"
+                        + " pg_event_trigger_ddl_commands() d JOIN pg_class c ON c.oid = d.objid"
+                        + " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE d.classid ="
+                        + " 'pg_class'::regclass AND c.relkind IN ('r', 'p') AND n.nspname IN ("
+                        + schemas
+                        + ") AND c.relreplident = 'd' AND NOT EXISTS (SELECT 1 FROM pg_index i"
+                        + " WHERE i.indrelid = c.oid AND i.indisprimary) LOOP EXECUTE"
+                        + " format('ALTER TABLE %s REPLICA IDENTITY FULL', r.t); END LOOP; END $$");
+        s.execute("DROP EVENT TRIGGER IF EXISTS " + KEYLESS_TRIGGER);
+        s.execute(
+                "CREATE EVENT TRIGGER "
+                        + KEYLESS_TRIGGER
+                        + " ON ddl_command_end WHEN TAG IN ('CREATE TABLE', 'CREATE TABLE AS',"
+                        + " 'SELECT INTO', 'ALTER TABLE') EXECUTE FUNCTION "
+                        + CaptureConfig.LAB_SCHEMA
+                        + "."
+                        + KEYLESS_FUNCTION
+                        + "()");
+        keylessTrigger = true;
+    }
+
+    private static final String KEYLESS_FUNCTION = "keyless_replica_identity";
+    private static final String KEYLESS_TRIGGER = "cdc_lab_keyless_replica_identity";
+    private boolean keylessTrigger;
+
+    private static boolean publicationExists(Statement s, String publication) throws SQLException {
+        try (ResultSet rs =
+                s.executeQuery(
+                        "SELECT 1 FROM pg_publication WHERE pubname = '"
+                                + publication.replace("'", "''")
+                                + "'")) {
+            return rs.next();
+        }
+    }
+
+    /**
+     * {@code FOR ALL TABLES}, or, when tables without a key are excluded, for the tables of the
+     * captured schemas that have one and the heartbeat table; with {@code
+     * publish_via_partition_root}, so a partitioned table's changes carry its own name.
+     */
+    private void createPublication(
+            Connection c,
+            Statement s,
+            String publication,
+            CaptureConfig.KeylessTables policy,
+            List<String> keyless)
+            throws SQLException {
+        String tables;
+        if (policy == CaptureConfig.KeylessTables.EXCLUDE) {
+            List<String> keyed = new ArrayList<>();
+            try (PreparedStatement ps =
+                    c.prepareStatement(
+                            "SELECT format('%I.%I', n.nspname, c.relname) FROM pg_class c JOIN"
+                                    + " pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind"
+                                    + " IN ('r', 'p') AND NOT c.relispartition AND n.nspname ="
+                                    + " ANY (?) ORDER BY 1")) {
+                ps.setArray(1, c.createArrayOf("text", config.schemas().toArray()));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        if (!keyless.contains(rs.getString(1))) {
+                            keyed.add(rs.getString(1));
+                        }
+                    }
+                }
+            }
+            keyed.add(DebeziumConnectorConfig.HEARTBEAT_TABLE);
+            tables = "FOR TABLE " + String.join(", ", keyed);
+        } else {
+            tables = "FOR ALL TABLES";
+        }
+        s.execute(
+                "CREATE PUBLICATION "
+                        + quote(publication)
+                        + " "
+                        + tables
+                        + " WITH (publish_via_partition_root = true)");
+    }
+
+    /** Partitions of partitioned tables in the captured schemas, as {@code schema.table}. */
+    private List<String> partitions(Connection c) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (PreparedStatement ps =
+                c.prepareStatement(
+                        "SELECT n.nspname || '.' || c.relname FROM pg_class c JOIN pg_namespace n"
+                                + " ON n.oid = c.relnamespace WHERE c.relispartition AND"
+                                + " n.nspname = ANY (?) ORDER BY 1")) {
+            ps.setArray(1, c.createArrayOf("text", config.schemas().toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getString(1));
+                }
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    /** Tables without a key when capture was prepared, and how each is captured. */
+    @Override
+    public Map<String, String> keylessTables() {
+        return Map.copyOf(keylessTables);
+    }
+
+    /**
      * The connector's least-privilege role: LOGIN and REPLICATION, SELECT on what it captures,
-     * UPDATE on the heartbeat table; the publication is created here, by its owner.
+     * UPDATE on the heartbeat table.
      */
     private void prepareRole(Statement s, String role) throws SQLException {
         String r = quote(role);
@@ -301,16 +512,6 @@ public final class PostgresCapture implements CaptureSource {
                     "ALTER DEFAULT PRIVILEGES IN SCHEMA " + q + " GRANT SELECT ON TABLES TO " + r);
         }
         s.execute("GRANT UPDATE ON " + DebeziumConnectorConfig.HEARTBEAT_TABLE + " TO " + r);
-        String publication = config.get(CaptureConfig.PUBLICATION);
-        try (ResultSet rs =
-                s.executeQuery(
-                        "SELECT 1 FROM pg_publication WHERE pubname = '"
-                                + publication.replace("'", "''")
-                                + "'")) {
-            if (!rs.next()) {
-                s.execute("CREATE PUBLICATION " + quote(publication) + " FOR ALL TABLES");
-            }
-        }
         rolePassword = password;
     }
 
@@ -377,6 +578,15 @@ public final class PostgresCapture implements CaptureSource {
     public void removeCapture(Duration wait) {
         dropSlot(config.get(CaptureConfig.SLOT), wait);
         dropPublication(config.get(CaptureConfig.PUBLICATION));
+        if (keylessTrigger) {
+            try (Connection c = connect();
+                    Statement s = c.createStatement()) {
+                s.execute("DROP EVENT TRIGGER IF EXISTS " + KEYLESS_TRIGGER);
+            } catch (SQLException e) {
+                throw new IllegalStateException(
+                        "cannot drop event trigger " + KEYLESS_TRIGGER + ": " + e.getMessage(), e);
+            }
+        }
     }
 
     /**

@@ -27,7 +27,7 @@ class DebeziumConnectorConfigTest {
                                         "public,sales")));
         assertThat(m)
                 .containsEntry("plugin.name", "pgoutput")
-                .containsEntry("publication.autocreate.mode", "all_tables")
+                .containsEntry("publication.autocreate.mode", "disabled")
                 .containsEntry("schema.include.list", "public,sales,cdc_lab")
                 .containsEntry(
                         "transforms.route.type", "io.debezium.transforms.ToLogicalTopicRouter")

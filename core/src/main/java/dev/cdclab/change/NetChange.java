@@ -9,8 +9,11 @@ import java.util.List;
  *
  * @param table captured table, {@code schema.table}
  * @param op net operation
- * @param key primary-key values
+ * @param key primary-key values; empty for a table without a key, whose changes are not folded but
+ *     applied one by one in source order
  * @param after final row image; null for a delete
+ * @param before the row image the change replaced or removed, for a table without a key (its
+ *     updates and deletes find the row by it); null otherwise
  * @param unchanged columns whose value the source did not send (unchanged TOASTed values); the
  *     warehouse keeps what it has
  * @param schema the table's columns as the source declares them, with their id
@@ -33,6 +36,7 @@ public record NetChange(
         NetOperation op,
         ObjectNode key,
         RowImage after,
+        RowImage before,
         List<String> unchanged,
         Schemas.Described schema,
         long intervalStartMs,
@@ -46,11 +50,22 @@ public record NetChange(
         NetChangeMode mode,
         StageTimes stages,
         Long generatorCommitMicros)
-        implements NetChangeRecord {
+        implements IntervalRecord {
 
     /** The table's columns. */
     public List<ColumnSpec> columns() {
         return schema.columns();
+    }
+
+    /** Where the change takes effect: the position of the last raw change folded. */
+    @Override
+    public String position() {
+        return lastPosition;
+    }
+
+    /** True for a change of a table without a key: applied as it is, in source order. */
+    public boolean keyless() {
+        return key.isEmpty();
     }
 
     /** Table and key as one string, unique across the pipeline: {@code schema.table/{"id":1}}. */

@@ -28,6 +28,9 @@ public final class NetChangeCodec {
     /** Key prefix of interval markers. */
     public static final String MARKER_KEY_PREFIX = "__marker__/";
 
+    /** Key prefix of table events. */
+    public static final String TABLE_EVENT_KEY_PREFIX = "__table__/";
+
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final JsonFactory FACTORY = MAPPER.getFactory();
     private static final int MAX_CACHED_SCHEMAS = 4096;
@@ -43,11 +46,46 @@ public final class NetChangeCodec {
         return (MARKER_KEY_PREFIX + marker.task()).getBytes(StandardCharsets.UTF_8);
     }
 
+    public static byte[] key(TableEvent event) {
+        return (TABLE_EVENT_KEY_PREFIX + event.table()).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** True for the key of a record every partition of the topic gets: markers, table events. */
+    public static boolean isBroadcastKey(byte[] key) {
+        return startsWith(key, MARKER_PREFIX_BYTES) || startsWith(key, TABLE_EVENT_PREFIX_BYTES);
+    }
+
+    private static final byte[] MARKER_PREFIX_BYTES =
+            MARKER_KEY_PREFIX.getBytes(StandardCharsets.UTF_8);
+    private static final byte[] TABLE_EVENT_PREFIX_BYTES =
+            TABLE_EVENT_KEY_PREFIX.getBytes(StandardCharsets.UTF_8);
+
+    private static boolean startsWith(byte[] key, byte[] prefix) {
+        if (key == null || key.length < prefix.length) {
+            return false;
+        }
+        return Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length);
+    }
+
     public static byte[] encode(NetChangeRecord record) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(512);
         try (JsonGenerator g = FACTORY.createGenerator(out)) {
             if (record instanceof NetChange c) {
                 write(g, c);
+            } else if (record instanceof TableEvent e) {
+                g.writeStartObject();
+                g.writeObjectFieldStart("table_event");
+                g.writeStringField("kind", e.kind().code());
+                g.writeStringField("table", e.table());
+                g.writeStringField("position", e.position());
+                g.writeStringField("transaction", e.transaction());
+                g.writeNumberField("commit_ms", e.commitMs());
+                g.writeObjectFieldStart("interval");
+                g.writeNumberField("start_ms", e.intervalStartMs());
+                g.writeNumberField("end_ms", e.intervalEndMs());
+                g.writeEndObject();
+                g.writeEndObject();
+                g.writeEndObject();
             } else if (record instanceof IntervalMarker m) {
                 g.writeStartObject();
                 g.writeObjectFieldStart("marker");
@@ -74,6 +112,10 @@ public final class NetChangeCodec {
             g.writeNull();
         } else {
             g.writeRawValue(new String(c.after().json(), StandardCharsets.UTF_8));
+        }
+        if (c.before() != null) {
+            g.writeFieldName("before");
+            g.writeRawValue(new String(c.before().json(), StandardCharsets.UTF_8));
         }
         g.writeArrayFieldStart("unchanged");
         for (String u : c.unchanged()) {
@@ -136,16 +178,20 @@ public final class NetChangeCodec {
                                 required(m, "tasks").asInt(),
                                 required(m, "closed_through_ms").asLong());
                     }
-                    case "after" -> {
-                        if (t == JsonToken.START_OBJECT) {
-                            int start = (int) p.currentTokenLocation().getByteOffset();
-                            p.skipChildren();
-                            int end = (int) p.currentTokenLocation().getByteOffset() + 1;
-                            f.after = RowImage.ofJson(Arrays.copyOfRange(value, start, end));
-                        } else if (t != JsonToken.VALUE_NULL) {
-                            throw new MalformedRecordException("'after' is not an object");
-                        }
+                    case "table_event" -> {
+                        JsonNode e = p.readValueAsTree();
+                        JsonNode interval = required(e, "interval");
+                        return new TableEvent(
+                                TableEvent.Kind.ofCode(required(e, "kind").asText()),
+                                required(e, "table").asText(),
+                                required(e, "position").asText(),
+                                e.path("transaction").asText(""),
+                                required(e, "commit_ms").asLong(),
+                                required(interval, "start_ms").asLong(),
+                                required(interval, "end_ms").asLong());
                     }
+                    case "after" -> f.after = image(p, t, value, "after");
+                    case "before" -> f.before = image(p, t, value, "before");
                     case "schema_id" -> f.schemaId = Long.parseUnsignedLong(p.getText(), 16);
                     case "columns" -> {
                         Schemas.Described known =
@@ -184,9 +230,23 @@ public final class NetChangeCodec {
         }
     }
 
+    private static RowImage image(JsonParser p, JsonToken t, byte[] value, String field)
+            throws IOException {
+        if (t == JsonToken.START_OBJECT) {
+            int start = (int) p.currentTokenLocation().getByteOffset();
+            p.skipChildren();
+            int end = (int) p.currentTokenLocation().getByteOffset() + 1;
+            return RowImage.ofJson(Arrays.copyOfRange(value, start, end));
+        } else if (t != JsonToken.VALUE_NULL) {
+            throw new MalformedRecordException("'" + field + "' is not an object");
+        }
+        return null;
+    }
+
     /** Fields collected while reading a net change. */
     private static final class Fields {
         RowImage after;
+        RowImage before;
         Long schemaId;
         Schemas.Described schema;
         final Map<String, JsonNode> objects = new java.util.HashMap<>();
@@ -212,6 +272,7 @@ public final class NetChangeCodec {
                     NetOperation.ofCode(req("op").asText()),
                     (ObjectNode) key,
                     after,
+                    before,
                     unchanged,
                     schema,
                     required(interval, "start_ms").asLong(),

@@ -1,4 +1,7 @@
 package dev.cdclab.change;
 
-/** A record of the net-changes topic: a {@link NetChange} or an {@link IntervalMarker}. */
-public sealed interface NetChangeRecord permits NetChange, IntervalMarker {}
+/**
+ * A record of the net-changes topic: a {@link NetChange} or a {@link TableEvent} to apply, or an
+ * {@link IntervalMarker}.
+ */
+public sealed interface NetChangeRecord permits IntervalRecord, IntervalMarker {}

@@ -19,7 +19,25 @@ public final class SourcePosition {
             Pattern.compile("[0-9a-f]{8}:[0-9a-f]{8}:[0-9a-f]{4}");
     private static final String NO_CHANGE_LSN = "00000000:00000000:0000";
 
+    /**
+     * Separates a change's log position from its place in the change topic. Changes can share a log
+     * position (the rows of one {@code COPY} page, all rows of a snapshot); a table without a key,
+     * whose changes are applied one by one, tells them apart by it.
+     */
+    public static final String OFFSET_SEPARATOR = "/";
+
     private SourcePosition() {}
+
+    /**
+     * The position of the change at {@code position} read at {@code offset} of its change-topic
+     * partition: after {@code position} and {@code position + "/"}, in read order among the changes
+     * sharing the log position.
+     */
+    public static String withOffset(String position, long offset) {
+        return position
+                + OFFSET_SEPARATOR
+                + String.format(Locale.ROOT, "%020d", Math.max(0, offset));
+    }
 
     /** The sortable form of a PostgreSQL LSN. */
     public static String postgres(long lsn) {

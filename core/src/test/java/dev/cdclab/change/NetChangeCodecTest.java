@@ -31,6 +31,7 @@ class NetChangeCodecTest {
                 op,
                 key,
                 after,
+                null,
                 List.of("note"),
                 Schemas.describe(cols),
                 1000,

@@ -143,6 +143,11 @@ public final class Pipeline implements AutoCloseable {
             // the embedded source is ours: capture runs there as a least-privilege role
             captureBuilder.set(CaptureConfig.CAPTURE_ROLE, "cdclab_capture");
         }
+        if (infra.kind() != InfraKind.EXTERNAL && src.kind() == SourceKind.POSTGRES) {
+            // a source started for the run (or a test's container): tables without a key get
+            // REPLICA IDENTITY FULL, so publishing them never fails the application's statements
+            captureBuilder.set(CaptureConfig.KEYLESS_TABLES, CaptureConfig.KeylessTables.FULL);
+        }
         capture = new CaptureConfig(captureBuilder.setAll(settings.captureOverrides).build());
 
         captureSource = CaptureSource.of(capture);

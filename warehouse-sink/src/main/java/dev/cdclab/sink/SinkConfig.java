@@ -95,6 +95,28 @@ public final class SinkConfig {
                                     + " when first needed.")
                     .build();
 
+    public static final ConfigOption<TruncateHandling> TRUNCATE =
+            enumOption("truncate", TruncateHandling.class)
+                    .defaultValue(TruncateHandling.PROPAGATE)
+                    .description(
+                            "A TRUNCATE at the source: propagate (default) empties the warehouse"
+                                    + " table as of the truncate's log position, in its interval's"
+                                    + " transaction, and applies the changes after it; skip leaves"
+                                    + " the warehouse table as it is and marks it diverged (verify"
+                                    + " and the report say so); stop stops the sink before that"
+                                    + " interval, with nothing of it applied.")
+                    .build();
+
+    /** What the sink does with a source {@code TRUNCATE}. */
+    public enum TruncateHandling {
+        /** empty the warehouse table as of the truncate's position. */
+        PROPAGATE,
+        /** leave the warehouse table, marked diverged. */
+        SKIP,
+        /** stop the sink. */
+        STOP
+    }
+
     /** What the sink does with a record it cannot read, as Connect's {@code errors.tolerance}. */
     public enum ErrorTolerance {
         /** stop the sink. */
@@ -116,7 +138,8 @@ public final class SinkConfig {
                     POLL_TIMEOUT,
                     BUFFER_BYTES,
                     ERRORS_TOLERANCE,
-                    DEAD_LETTER_TOPIC);
+                    DEAD_LETTER_TOPIC,
+                    TRUNCATE);
 
     private final Configuration config;
 

@@ -15,6 +15,8 @@ public final class SinkStats {
     private final LongAdder refused = new LongAdder();
     private final AtomicLong appliedThroughMs = new AtomicLong(Long.MIN_VALUE);
     private final AtomicLong held = new AtomicLong();
+    private final AtomicLong tablesEmptied = new AtomicLong();
+    private final AtomicLong keylessUnmatched = new AtomicLong();
     private final Map<String, Table> tables = new ConcurrentHashMap<>();
     private final org.HdrHistogram.Histogram applyMs =
             new org.HdrHistogram.ConcurrentHistogram(3_600_000L, 3);
@@ -85,6 +87,21 @@ public final class SinkStats {
 
     void setHeld(long n) {
         held.set(n);
+    }
+
+    void tableEvents(long emptied, long unmatched) {
+        tablesEmptied.set(emptied);
+        keylessUnmatched.set(unmatched);
+    }
+
+    /** Tables emptied by a {@code TRUNCATE} (or a keyless table's snapshot). */
+    public long tablesEmptied() {
+        return tablesEmptied.get();
+    }
+
+    /** Changes of tables without a key that found no row equal to their old image. */
+    public long keylessUnmatched() {
+        return keylessUnmatched.get();
     }
 
     /** Net changes applied. */

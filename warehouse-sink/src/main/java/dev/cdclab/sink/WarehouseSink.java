@@ -1,16 +1,19 @@
 package dev.cdclab.sink;
 
 import dev.cdclab.change.IntervalMarker;
+import dev.cdclab.change.IntervalRecord;
 import dev.cdclab.change.MalformedRecordException;
 import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetChangeCodec;
 import dev.cdclab.change.NetChangeRecord;
+import dev.cdclab.change.TableEvent;
 import dev.cdclab.sink.gate.IntervalGate;
 import dev.cdclab.sink.latency.LatencyRecorder;
 import dev.cdclab.sink.warehouse.WarehouseWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -94,7 +97,10 @@ public final class WarehouseSink implements AutoCloseable {
         try {
             writer =
                     new WarehouseWriter(
-                            url, config.get(SinkConfig.WAREHOUSE_USER), config.password());
+                            url,
+                            config.get(SinkConfig.WAREHOUSE_USER),
+                            config.password(),
+                            config.get(SinkConfig.TRUNCATE) == SinkConfig.TruncateHandling.SKIP);
         } catch (SQLException e) {
             throw new IllegalStateException(
                     "cannot open warehouse " + url + ": " + firstLine(e.getMessage()), e);
@@ -219,12 +225,13 @@ public final class WarehouseSink implements AutoCloseable {
         }
         if (decoded instanceof IntervalMarker m) {
             gate.mark(tp, r.offset(), m);
-        } else if (!refusedChanges.isEmpty()
-                && refusedChanges.contains(identity((NetChange) decoded))) {
+        } else if (decoded instanceof NetChange c
+                && !refusedChanges.isEmpty()
+                && refusedChanges.contains(identity(c))) {
             // dead-lettered already: read again after a rewind
             gate.skip(tp, r.offset());
         } else {
-            gate.add(tp, r.offset(), (NetChange) decoded, r.serializedValueSize());
+            gate.add(tp, r.offset(), (IntervalRecord) decoded, r.serializedValueSize());
         }
     }
 
@@ -259,7 +266,7 @@ public final class WarehouseSink implements AutoCloseable {
      * @return true when the sink rewound and goes on
      */
     private boolean deadLetterRefused(
-            List<NetChange> attempted, Map<TopicPartition, Long> restart, Exception failure)
+            List<IntervalRecord> attempted, Map<TopicPartition, Long> restart, Exception failure)
             throws SQLException {
         if (config.get(SinkConfig.ERRORS_TOLERANCE) == SinkConfig.ErrorTolerance.NONE) {
             return false;
@@ -302,7 +309,8 @@ public final class WarehouseSink implements AutoCloseable {
         // what was written ahead commits only at a bound that covers its interval
         if (bound > appliedThrough && bound >= streamedThrough) {
             Map<TopicPartition, Long> restart = gate.committableOffsets();
-            List<NetChange> ready = gate.release(bound);
+            List<IntervalRecord> ready = gate.release(bound);
+            stopOnTruncateIfAsked(ready);
             if (ready.isEmpty() && streamedChanges == 0) {
                 stats.advance(bound);
             } else {
@@ -318,11 +326,13 @@ public final class WarehouseSink implements AutoCloseable {
                 }
                 stats.applyTook((System.nanoTime() - t0) / 1_000_000 + streamedMillis);
                 latency.recordAll(streamedTimes, applied.committedAtMs());
-                latency.recordAll(ready, applied.committedAtMs());
+                List<NetChange> changes = changesOf(ready);
+                latency.recordAll(changes, applied.committedAtMs());
                 streamedTables.forEach((table, n) -> stats.applied(table, n[0], n[1]));
-                for (NetChange c : ready) {
+                for (NetChange c : changes) {
                     stats.applied(c.table(), c.rawChanges());
                 }
+                stats.tableEvents(writer.tablesEmptied(), writer.keylessUnmatched());
                 stats.batch(applied.rowsWritten() + streamedRows, bound);
                 gate.committed();
                 forgetStreamed();
@@ -338,6 +348,37 @@ public final class WarehouseSink implements AutoCloseable {
         stats.setHeld(gate.held());
     }
 
+    private static List<NetChange> changesOf(List<IntervalRecord> records) {
+        List<NetChange> out = new ArrayList<>(records.size());
+        for (IntervalRecord r : records) {
+            if (r instanceof NetChange c) {
+                out.add(c);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * With {@code truncate=stop}, a {@code TRUNCATE} stops the sink before its interval: nothing of
+     * that interval is applied, and its offsets stay uncommitted.
+     */
+    private void stopOnTruncateIfAsked(List<IntervalRecord> ready) {
+        if (config.get(SinkConfig.TRUNCATE) != SinkConfig.TruncateHandling.STOP) {
+            return;
+        }
+        for (IntervalRecord r : ready) {
+            if (r instanceof TableEvent e && e.kind() == TableEvent.Kind.TRUNCATE) {
+                throw new TruncateStopException(
+                        "TRUNCATE of "
+                                + e.table()
+                                + " at "
+                                + e.position()
+                                + " and sink.truncate=stop: the sink stops before that"
+                                + " interval; reload the table, or run with sink.truncate=propagate");
+            }
+        }
+    }
+
     /**
      * Writes the earliest interval held into the open warehouse transaction, to free the memory it
      * holds; the transaction commits when the bound reaches that interval.
@@ -348,6 +389,7 @@ public final class WarehouseSink implements AutoCloseable {
         if (oldest.changes().isEmpty()) {
             return false;
         }
+        stopOnTruncateIfAsked(oldest.changes());
         if (streamedChanges == 0) {
             LOG.info(
                     "Held net changes passed {} bytes: writing the interval ending at {} ahead"
@@ -367,7 +409,7 @@ public final class WarehouseSink implements AutoCloseable {
         streamedMillis += (System.nanoTime() - t0) / 1_000_000;
         streamedThrough = Math.max(streamedThrough, oldest.intervalEndMs());
         streamedChanges += oldest.changes().size();
-        for (NetChange c : oldest.changes()) {
+        for (NetChange c : changesOf(oldest.changes())) {
             streamedTimes.add(c);
             long[] n = streamedTables.computeIfAbsent(c.table(), t -> new long[2]);
             n[0]++;

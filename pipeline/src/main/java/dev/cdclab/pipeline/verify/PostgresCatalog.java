@@ -18,8 +18,8 @@ final class PostgresCatalog implements SourceCatalog {
         try (PreparedStatement ps =
                 c.prepareStatement(
                         "SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid"
-                                + " = c.relnamespace WHERE c.relkind IN ('r', 'p') AND n.nspname ="
-                                + " ANY (?) ORDER BY 1, 2")) {
+                                + " = c.relnamespace WHERE c.relkind IN ('r', 'p') AND NOT"
+                                + " c.relispartition AND n.nspname = ANY (?) ORDER BY 1, 2")) {
             ps.setArray(1, c.createArrayOf("text", schemas.toArray()));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -35,14 +35,17 @@ final class PostgresCatalog implements SourceCatalog {
         List<TableColumn> cols = new ArrayList<>();
         try (PreparedStatement ps =
                 c.prepareStatement(
-                        "SELECT a.attname, t.typname, information_schema._pg_numeric_precision("
+                        "WITH k AS (SELECT i.indkey::int2[] AS cols FROM pg_index i WHERE"
+                                + " i.indrelid = ?::regclass AND (i.indisprimary OR"
+                                + " i.indisreplident) ORDER BY i.indisprimary DESC LIMIT 1) SELECT"
+                                + " a.attname, t.typname, information_schema._pg_numeric_precision("
                                 + "a.atttypid, a.atttypmod), information_schema._pg_numeric_scale("
-                                + "a.atttypid, a.atttypmod), coalesce(a.attnum = ANY (i.indkey),"
-                                + " false) FROM pg_attribute a JOIN pg_type t ON t.oid ="
-                                + " a.atttypid LEFT JOIN pg_index i ON i.indrelid = a.attrelid AND"
-                                + " i.indisprimary WHERE a.attrelid = ?::regclass AND a.attnum > 0"
+                                + "a.atttypid, a.atttypmod), coalesce(a.attnum = ANY ((SELECT cols"
+                                + " FROM k)::int2[]), false) FROM pg_attribute a JOIN pg_type t ON t.oid ="
+                                + " a.atttypid WHERE a.attrelid = ?::regclass AND a.attnum > 0"
                                 + " AND NOT a.attisdropped ORDER BY a.attnum")) {
             ps.setString(1, qualified(t));
+            ps.setString(2, qualified(t));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     Integer precision = (Integer) rs.getObject(3);
@@ -58,6 +61,29 @@ final class PostgresCatalog implements SourceCatalog {
             }
         }
         return cols;
+    }
+
+    /**
+     * A table with neither a key nor {@code REPLICA IDENTITY FULL} is not in the publication (it
+     * was excluded), or its updates cannot be captured.
+     */
+    @Override
+    public String notCaptured(Connection c, TableName t) throws SQLException {
+        try (PreparedStatement ps =
+                c.prepareStatement(
+                        "SELECT c.relreplident FROM pg_class c WHERE c.oid = ?::regclass AND NOT"
+                                + " EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND"
+                                + " (i.indisprimary OR i.indisreplident))")) {
+            ps.setString(1, qualified(t));
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next() && !"f".equals(rs.getString(1))) {
+                    return "not captured: no primary key and no REPLICA IDENTITY FULL (excluded by"
+                            + " capture.keyless.tables=exclude, or created without cdc-lab's"
+                            + " event trigger)";
+                }
+            }
+        }
+        return null;
     }
 
     @Override

@@ -12,6 +12,8 @@ import java.util.List;
  * @param warehouseChecksum the same over the warehouse
  * @param differences the first differing keys
  * @param skipped why the table was not compared, or null
+ * @param comparedAs how rows were matched: {@code "key (a, b)"}, or {@code "rows (no key)"} for a
+ *     table without a key, compared as a multiset of rows; null when not compared
  */
 public record TableResult(
         String table,
@@ -20,7 +22,13 @@ public record TableResult(
         String sourceChecksum,
         String warehouseChecksum,
         List<Difference> differences,
-        String skipped) {
+        String skipped,
+        String comparedAs) {
+
+    /** A table not compared, and why. */
+    static TableResult skipped(String table, String why) {
+        return new TableResult(table, 0, 0, "", "", List.of(), why, null);
+    }
 
     /** The result as JSON-ready fields. */
     public java.util.Map<String, Object> asMap() {
@@ -34,6 +42,9 @@ public record TableResult(
         r.put("differences", differences.stream().map(Difference::toString).toList());
         if (skipped != null) {
             r.put("skipped", skipped);
+        }
+        if (comparedAs != null) {
+            r.put("compared_as", comparedAs);
         }
         return r;
     }

@@ -72,7 +72,9 @@ public final class WarehouseVerifier {
     }
 
     /**
-     * Compares every table with a primary key in the given source schemas.
+     * Compares every table of the given source schemas: by key where the table has one (its primary
+     * key, or the index its replica identity names), else as multisets of rows. Tables the
+     * warehouse has and the source no longer does are listed, not compared.
      *
      * @throws SQLException when a database cannot be read
      */
@@ -80,40 +82,230 @@ public final class WarehouseVerifier {
         List<TableResult> results = new ArrayList<>();
         try (Connection src = source.open();
                 Connection wh = warehouse.open()) {
-            for (TableName table : catalog.tables(src, schemas)) {
-                results.add(compare(src, wh, table));
+            Map<TableName, String> diverged = divergedTables(wh);
+            List<TableName> sourceTables = catalog.tables(src, schemas);
+            for (TableName table : sourceTables) {
+                results.add(compare(src, wh, table, diverged.get(table)));
+            }
+            for (TableName table : warehouseTables(wh, schemas)) {
+                if (!sourceTables.contains(table)) {
+                    results.add(
+                            TableResult.skipped(
+                                    table.toString(),
+                                    "only in the warehouse (dropped or renamed at the source):"
+                                            + " kept as it was"));
+                }
             }
         }
         return new VerificationResult(results);
     }
 
-    private TableResult compare(Connection src, Connection wh, TableName name) throws SQLException {
+    /** Why tables diverged on purpose, as the sink recorded it; empty where it recorded none. */
+    private static Map<TableName, String> divergedTables(Connection wh) throws SQLException {
+        Map<TableName, String> out = new java.util.HashMap<>();
+        if (!warehouseHas(wh, "cdc_lab", "table_state")) {
+            return out;
+        }
+        try (Statement s = wh.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT table_name, diverged FROM cdc_lab.table_state WHERE"
+                                        + " diverged IS NOT NULL")) {
+            while (rs.next()) {
+                out.put(TableName.of(rs.getString(1)), rs.getString(2));
+            }
+        }
+        return out;
+    }
+
+    private static List<TableName> warehouseTables(Connection wh, List<String> schemas)
+            throws SQLException {
+        List<TableName> out = new ArrayList<>();
+        try (Statement s = wh.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT table_schema, table_name FROM information_schema.tables"
+                                        + " WHERE table_type = 'BASE TABLE' ORDER BY 1, 2")) {
+            while (rs.next()) {
+                if (schemas.contains(rs.getString(1))) {
+                    out.add(new TableName(rs.getString(1), rs.getString(2)));
+                }
+            }
+        }
+        return out;
+    }
+
+    private TableResult compare(Connection src, Connection wh, TableName name, String diverged)
+            throws SQLException {
         String table = name.schema() + "." + name.table();
         List<TableColumn> cols = captured(name, catalog.columns(src, name));
         List<TableColumn> keys = cols.stream().filter(TableColumn::key).toList();
-        if (keys.isEmpty()) {
-            return new TableResult(table, 0, 0, "", "", List.of(), "no primary key");
-        }
         String notCaptured = catalog.notCaptured(src, name);
         if (notCaptured != null) {
-            return new TableResult(table, 0, 0, "", "", List.of(), notCaptured);
+            return TableResult.skipped(table, notCaptured);
         }
+        TableResult result =
+                keys.isEmpty()
+                        ? compareRows(src, wh, name, cols)
+                        : compareByKey(src, wh, name, cols, keys);
+        if (diverged != null) {
+            List<Difference> diffs = new ArrayList<>();
+            diffs.add(Difference.table("diverged on purpose: " + diverged));
+            diffs.addAll(result.differences());
+            return new TableResult(
+                    result.table(),
+                    result.sourceRows(),
+                    result.warehouseRows(),
+                    result.sourceChecksum(),
+                    result.warehouseChecksum(),
+                    diffs,
+                    null,
+                    result.comparedAs());
+        }
+        return result;
+    }
+
+    /** A table missing in the warehouse: a match only when the source table is empty. */
+    private TableResult missing(Connection src, String table, TableName name, String comparedAs)
+            throws SQLException {
+        long n = count(src, catalog.qualified(name));
+        if (n == 0) {
+            // nothing was ever written, so nothing was captured: still a match
+            return new TableResult(table, 0, 0, "0", "0", List.of(), null, comparedAs);
+        }
+        return new TableResult(
+                table,
+                n,
+                0,
+                "",
+                "",
+                List.of(Difference.table("table missing in the warehouse")),
+                null,
+                comparedAs);
+    }
+
+    /**
+     * A table without a key, compared as multisets of rows: equal counts and checksums of the
+     * canonical rows mean equal tables (duplicate rows counted as often as they occur); otherwise
+     * the rows on one side only are listed, found by counting each distinct row.
+     */
+    private TableResult compareRows(
+            Connection src, Connection wh, TableName name, List<TableColumn> cols)
+            throws SQLException {
+        String table = name.schema() + "." + name.table();
+        String comparedAs = "rows (no key)";
+        if (!warehouseHas(wh, name.schema(), name.table())) {
+            return missing(src, table, name, comparedAs);
+        }
+        String srcSelect =
+                "SELECT "
+                        + cols.stream()
+                                .map(c -> catalog.quote(c.name()))
+                                .collect(Collectors.joining(", "))
+                        + " FROM "
+                        + catalog.qualified(name);
+        String whSelect =
+                "SELECT "
+                        + cols.stream()
+                                .map(WarehouseVerifier::warehouseColumn)
+                                .collect(Collectors.joining(", "))
+                        + " FROM "
+                        + quote(name.schema())
+                        + "."
+                        + quote(name.table());
+        Side s = new Side(isDuckDb(wh));
+        Side w = new Side(false);
+        scan(src, srcSelect, s, cols, null);
+        scan(wh, whSelect, w, cols, null);
+        List<Difference> diffs = new ArrayList<>();
+        if (s.rows != w.rows || s.checksum != w.checksum) {
+            Map<String, Integer> counts = new java.util.HashMap<>();
+            if (s.rows + w.rows <= MAX_ROWS_TO_LIST) {
+                Side s2 = new Side(isDuckDb(wh));
+                Side w2 = new Side(false);
+                scan(src, srcSelect, s2, cols, row -> counts.merge(row, 1, Integer::sum));
+                scan(wh, whSelect, w2, cols, row -> counts.merge(row, -1, Integer::sum));
+                for (Map.Entry<String, Integer> e : counts.entrySet()) {
+                    for (int i = 0; i < Math.abs(e.getValue()); i++) {
+                        addDiff(
+                                diffs,
+                                e.getValue() > 0
+                                        ? Difference.missing(e.getKey())
+                                        : Difference.extra(e.getKey()));
+                    }
+                }
+            }
+        }
+        return new TableResult(
+                table,
+                s.rows,
+                w.rows,
+                Long.toHexString(s.checksum),
+                Long.toHexString(w.checksum),
+                diffs,
+                null,
+                comparedAs);
+    }
+
+    /** More rows than this are compared by count and checksum only, without listing rows. */
+    private static final long MAX_ROWS_TO_LIST = 2_000_000;
+
+    private void scan(
+            Connection c,
+            String select,
+            Side side,
+            List<TableColumn> cols,
+            java.util.function.Consumer<String> rows)
+            throws SQLException {
+        boolean auto = c.getAutoCommit();
+        try (Statement st = c.createStatement()) {
+            if (auto) {
+                c.setAutoCommit(false);
+            }
+            st.setFetchSize(10_000);
+            try (ResultSet rs = st.executeQuery(select)) {
+                String[] row;
+                while ((row = side.next(rs, cols)) != null) {
+                    if (rows != null) {
+                        rows.accept(rowText(row, cols));
+                    }
+                }
+            }
+        } finally {
+            if (auto) {
+                c.commit();
+                c.setAutoCommit(true);
+            }
+        }
+    }
+
+    private static String rowText(String[] row, List<TableColumn> cols) {
+        StringBuilder sb = new StringBuilder("(");
+        for (int i = 0; i < cols.size(); i++) {
+            if (i > 0) {
+                sb.append(", ");
+            }
+            sb.append(cols.get(i).name()).append('=').append(row[i]);
+        }
+        return sb.append(')').toString();
+    }
+
+    private TableResult compareByKey(
+            Connection src,
+            Connection wh,
+            TableName name,
+            List<TableColumn> cols,
+            List<TableColumn> keys)
+            throws SQLException {
+        String table = name.schema() + "." + name.table();
+        String comparedAs =
+                "key ("
+                        + keys.stream().map(TableColumn::name).collect(Collectors.joining(", "))
+                        + ")";
         String srcTable = catalog.qualified(name);
         String whTable = quote(name.schema()) + "." + quote(name.table());
         if (!warehouseHas(wh, name.schema(), name.table())) {
-            long n = count(src, srcTable);
-            if (n == 0) {
-                // nothing was ever written, so nothing was captured: still a match
-                return new TableResult(table, 0, 0, "0", "0", List.of(), null);
-            }
-            return new TableResult(
-                    table,
-                    n,
-                    0,
-                    "",
-                    "",
-                    List.of(Difference.table("table missing in the warehouse")),
-                    null);
+            return missing(src, table, name, comparedAs);
         }
         String srcSelect =
                 cols.stream().map(c -> catalog.quote(c.name())).collect(Collectors.joining(", "));
@@ -183,7 +375,8 @@ public final class WarehouseVerifier {
                 Long.toHexString(s.checksum),
                 Long.toHexString(w.checksum),
                 diffs,
-                null);
+                null,
+                comparedAs);
     }
 
     private static void addDiff(List<Difference> diffs, Difference d) {

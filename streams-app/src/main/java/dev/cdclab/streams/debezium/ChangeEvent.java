@@ -9,9 +9,12 @@ import java.util.List;
  * One Debezium row change, read from its Kafka record.
  *
  * @param table {@code schema.table}
- * @param key primary-key values
- * @param op Debezium operation: {@code c}, {@code u}, {@code d} or {@code r} (snapshot read)
- * @param after row image after the change; null for deletes
+ * @param key primary-key values; empty for a table without a key (and for a truncate)
+ * @param op Debezium operation: {@code c}, {@code u}, {@code d}, {@code r} (snapshot read) or
+ *     {@code t} (truncate)
+ * @param after row image after the change; null for deletes and truncates
+ * @param before row image before the change, when the event carries it (tables without a key
+ *     captured with {@code REPLICA IDENTITY FULL}); null otherwise
  * @param unavailable columns whose value the source did not send (unchanged TOASTed values); their
  *     value in {@code after} is the placeholder and means nothing
  * @param schema the table's columns, key columns marked, with their id
@@ -30,6 +33,7 @@ public record ChangeEvent(
         ObjectNode key,
         char op,
         RowImage after,
+        RowImage before,
         List<String> unavailable,
         Schemas.Described schema,
         String position,
@@ -43,6 +47,16 @@ public record ChangeEvent(
     /** True when the row exists after this change. */
     public boolean rowExistsAfter() {
         return op != 'd';
+    }
+
+    /** True for a {@code TRUNCATE} of the table. */
+    public boolean truncate() {
+        return op == 't';
+    }
+
+    /** True for a change of a table without a key: applied as it is, never folded. */
+    public boolean keyless() {
+        return key.isEmpty();
     }
 
     /** True for a snapshot read. */

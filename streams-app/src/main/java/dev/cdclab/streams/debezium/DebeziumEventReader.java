@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cdclab.change.ChangeKeyFields;
 import dev.cdclab.change.ColumnSpec;
 import dev.cdclab.change.MalformedRecordException;
 import dev.cdclab.change.RowImage;
@@ -38,9 +39,12 @@ public final class DebeziumEventReader {
     public static final String DEFAULT_PLACEHOLDER = "__debezium_unavailable_value";
 
     /** Key field Debezium's {@code ToLogicalTopicRouter} adds; not a column. */
-    public static final String ROUTER_KEY_FIELD = "__dbz__sourceIdentifier";
+    public static final String ROUTER_KEY_FIELD = ChangeKeyFields.ROUTER;
 
     private static final int MAX_CACHED_SCHEMAS = 1024;
+
+    /** The column list of an event that has none of its own (a truncate). */
+    private static final Schemas.Described NO_COLUMNS = Schemas.describe(List.of());
 
     private final ObjectMapper mapper = new ObjectMapper();
     private final JsonFactory factory = mapper.getFactory();
@@ -88,6 +92,8 @@ public final class DebeziumEventReader {
         int afterStart = -1;
         int afterEnd = -1;
         boolean afterNull = true;
+        int beforeStart = -1;
+        int beforeEnd = -1;
         List<String> unavailable = List.of();
         Long generator;
         boolean seenSource;
@@ -124,8 +130,7 @@ public final class DebeziumEventReader {
                 int start = (int) p.currentTokenLocation().getByteOffset();
                 readPayload(p, pl);
                 if (pl.flat) {
-                    pl.afterStart = start;
-                    pl.afterEnd = (int) p.currentTokenLocation().getByteOffset() + 1;
+                    flatRange(pl, start, (int) p.currentTokenLocation().getByteOffset() + 1);
                 }
             } catch (IOException e) {
                 throw new MalformedRecordException("change event is not JSON: " + e.getMessage());
@@ -154,8 +159,8 @@ public final class DebeziumEventReader {
                         int start = (int) p.currentTokenLocation().getByteOffset();
                         readPayload(p, pl);
                         if (pl.flat) {
-                            pl.afterStart = start;
-                            pl.afterEnd = (int) p.currentTokenLocation().getByteOffset() + 1;
+                            flatRange(
+                                    pl, start, (int) p.currentTokenLocation().getByteOffset() + 1);
                         }
                     } else {
                         throw new MalformedRecordException("payload is not an object");
@@ -180,6 +185,20 @@ public final class DebeziumEventReader {
         return toEvent(keyBytes, value, pl, columns, recordTimestamp, 0);
     }
 
+    /**
+     * A flat row is the after image of a create or update, and the before image of a delete (a
+     * rewritten delete carries the old row, all of it under {@code REPLICA IDENTITY FULL}).
+     */
+    private static void flatRange(Payload pl, int start, int end) {
+        if (pl.op == 'd') {
+            pl.beforeStart = start;
+            pl.beforeEnd = end;
+        } else {
+            pl.afterStart = start;
+            pl.afterEnd = end;
+        }
+    }
+
     private ChangeEvent toEvent(
             byte[] keyBytes,
             byte[] value,
@@ -187,17 +206,14 @@ public final class DebeziumEventReader {
             List<ColumnSpec> columns,
             long recordTimestamp,
             int offset) {
-        if (pl.op == 't' && pl.seenSource && pl.table != null) {
-            throw new TruncateNotPropagatedException(pl.schema + "." + pl.table);
-        }
-        if ("cudr".indexOf(pl.op) < 0) {
+        if ("cudrt".indexOf(pl.op) < 0) {
             throw new MalformedRecordException("unsupported op '" + pl.op + "'");
         }
         if (!pl.seenSource || pl.table == null) {
             throw new MalformedRecordException("change event has no source block");
         }
         RowImage after = null;
-        if (pl.op != 'd') {
+        if (pl.op != 'd' && pl.op != 't') {
             if (pl.afterNull) {
                 throw new MalformedRecordException("'" + pl.op + "' event without an after image");
             }
@@ -206,7 +222,13 @@ public final class DebeziumEventReader {
                             Arrays.copyOfRange(
                                     value, offset + pl.afterStart, offset + pl.afterEnd));
         }
-        ObjectNode key = readKey(keyBytes);
+        RowImage before =
+                pl.beforeStart < 0
+                        ? null
+                        : RowImage.ofJson(
+                                Arrays.copyOfRange(
+                                        value, offset + pl.beforeStart, offset + pl.beforeEnd));
+        ObjectNode key = pl.op == 't' ? mapper.createObjectNode() : readKey(keyBytes);
         long commitMs = pl.sourceTsMs == Long.MIN_VALUE ? recordTimestamp : pl.sourceTsMs;
         String position;
         String transaction;
@@ -229,8 +251,9 @@ public final class DebeziumEventReader {
                 key,
                 pl.op,
                 after,
+                before,
                 pl.unavailable,
-                keyed(columns, key),
+                pl.op == 't' ? NO_COLUMNS : keyed(columns, key),
                 position,
                 transaction,
                 transactionNumber,
@@ -314,6 +337,15 @@ public final class DebeziumEventReader {
                         pl.afterStart = (int) p.currentTokenLocation().getByteOffset();
                         scanAfter(p, pl);
                         pl.afterEnd = (int) p.currentTokenLocation().getByteOffset() + 1;
+                    } else {
+                        p.skipChildren();
+                    }
+                }
+                case "before" -> {
+                    if (t == JsonToken.START_OBJECT) {
+                        pl.beforeStart = (int) p.currentTokenLocation().getByteOffset();
+                        p.skipChildren();
+                        pl.beforeEnd = (int) p.currentTokenLocation().getByteOffset() + 1;
                     } else {
                         p.skipChildren();
                     }
@@ -476,11 +508,13 @@ public final class DebeziumEventReader {
         return s.equals(placeholder) || s.equals(placeholderBase64);
     }
 
+    /**
+     * The key's columns; empty for a table without a key (Debezium sends no key, or only the
+     * router's source identifier).
+     */
     private ObjectNode readKey(byte[] keyBytes) {
         if (keyBytes == null) {
-            throw new MalformedRecordException(
-                    "change event has no key; the table needs a primary key (or REPLICA IDENTITY"
-                            + " with a unique index)");
+            return mapper.createObjectNode();
         }
         JsonNode k;
         try {
@@ -491,12 +525,17 @@ public final class DebeziumEventReader {
         if (k != null && k.has("schema") && k.has("payload") && k.size() == 2) {
             k = k.get("payload");
         }
-        if (k == null || !k.isObject()) {
+        if (k == null || k.isNull()) {
+            return mapper.createObjectNode();
+        }
+        if (!k.isObject()) {
             throw new MalformedRecordException("key is not a JSON object");
         }
         ObjectNode key = (ObjectNode) k;
         // added by Debezium's ToLogicalTopicRouter to keep keys of routed tables apart
         key.remove(ROUTER_KEY_FIELD);
+        // added by the capture stage to keep a keyless table's events on one partition
+        key.remove(ChangeKeyFields.KEYLESS_TABLE);
         return key;
     }
 

@@ -117,6 +117,58 @@ public final class NetChangeFolder {
         return toNetChange(p, op, NetChangeMode.OFF, emittedMs);
     }
 
+    /**
+     * A change of a table without a key, as it is: the warehouse inserts, updates or deletes one
+     * row for it, in source order. An update's unchanged TOASTed values come from its old image,
+     * which {@code REPLICA IDENTITY FULL} logs whole.
+     *
+     * @param position the change's position; a snapshot read's is made unique within its snapshot
+     */
+    public static NetChange keyless(
+            ChangeEvent ev, Interval interval, String position, long emittedMs) {
+        NetOperation op =
+                switch (ev.op()) {
+                    case 'd' -> NetOperation.DELETE;
+                    case 'u' -> NetOperation.UPDATE;
+                    default -> NetOperation.INSERT;
+                };
+        RowImage after = op == NetOperation.DELETE ? null : ev.after();
+        List<String> unchanged = op == NetOperation.DELETE ? List.of() : ev.unavailable();
+        if (after != null && !unchanged.isEmpty() && ev.before() != null) {
+            ObjectNode resolved = after.tree().deepCopy();
+            List<String> still = new ArrayList<>();
+            for (String col : unchanged) {
+                JsonNode old = ev.before().get(col);
+                if (old != null) {
+                    resolved.set(col, old);
+                } else {
+                    still.add(col);
+                }
+            }
+            after = RowImage.of(resolved);
+            unchanged = List.copyOf(still);
+        }
+        return new NetChange(
+                ev.table(),
+                op,
+                ev.key(),
+                after,
+                op == NetOperation.INSERT ? null : ev.before(),
+                unchanged,
+                ev.schema(),
+                interval.startMs(),
+                interval.endMs(),
+                position,
+                position,
+                ev.transaction(),
+                ev.commitMs(),
+                1,
+                ev.snapshot(),
+                NetChangeMode.OFF,
+                new StageTimes(ev.commitMs(), ev.capturedMs(), ev.kafkaAppendMs(), emittedMs),
+                ev.generatorCommitMicros());
+    }
+
     private static NetChange toNetChange(
             PendingChange p, NetOperation op, NetChangeMode mode, long emittedMs) {
         return new NetChange(
@@ -124,6 +176,7 @@ public final class NetChangeFolder {
                 op,
                 p.key(),
                 op == NetOperation.DELETE ? null : p.image(),
+                null,
                 op == NetOperation.DELETE ? List.of() : p.unchanged(),
                 p.schema(),
                 p.interval().startMs(),

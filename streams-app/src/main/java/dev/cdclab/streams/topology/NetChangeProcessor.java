@@ -6,6 +6,8 @@ import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetChangeCodec;
 import dev.cdclab.change.NetChangeMode;
 import dev.cdclab.change.Schemas;
+import dev.cdclab.change.SourcePosition;
+import dev.cdclab.change.TableEvent;
 import dev.cdclab.streams.debezium.ChangeEvent;
 import dev.cdclab.streams.debezium.DebeziumEventReader;
 import dev.cdclab.streams.fold.Interval;
@@ -75,6 +77,9 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     private long watermark = Long.MIN_VALUE;
     private long lastLateWarning;
 
+    /** Per table without a key, the log position of the snapshot whose rows this task passes on. */
+    private final Map<String, String> snapshotsStarted = new HashMap<>();
+
     NetChangeProcessor(
             String heartbeatTable,
             long graceMs,
@@ -143,6 +148,10 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         }
         if (ev.table().equals(heartbeatTable)) {
             stats.countHeartbeat();
+        } else if (ev.truncate()) {
+            truncate(ev, record);
+        } else if (ev.keyless()) {
+            passKeyless(ev, record);
         } else {
             fold(ev, record);
         }
@@ -155,8 +164,71 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         }
     }
 
-    private void fold(ChangeEvent ev, Record<byte[], byte[]> record) {
+    /**
+     * A {@code TRUNCATE} goes to every partition of the net changes as a table event of its
+     * interval: the warehouse empties the table as of its position, inside that interval's
+     * transaction, and applies the changes after it.
+     */
+    private void truncate(ChangeEvent ev, Record<byte[], byte[]> record) {
+        stats.countTruncate();
+        Interval interval = intervalOf(ev);
+        forwardTableEvent(TableEvent.Kind.TRUNCATE, ev, ev.position(), interval, record);
+        LOG.info("TRUNCATE of {} at {}: passed on to the warehouse", ev.table(), ev.position());
+    }
+
+    /**
+     * A change of a table without a key cannot be folded: it is passed on as it is, to be applied
+     * in source order. Changes can share a log position (the rows of one {@code COPY} page, every
+     * row of a snapshot), so each gets its change-topic offset after it: the table's events share
+     * one partition, in source order. A table event before the first row of a snapshot replaces
+     * whatever an earlier, interrupted snapshot of the table wrote.
+     */
+    private void passKeyless(ChangeEvent ev, Record<byte[], byte[]> record) {
         stats.countRaw(ev.table(), ev.snapshot());
+        stats.countKeyless();
+        Interval interval = intervalOf(ev);
+        if (ev.snapshot() && !ev.position().equals(snapshotsStarted.get(ev.table()))) {
+            snapshotsStarted.put(ev.table(), ev.position());
+            forwardTableEvent(
+                    TableEvent.Kind.SNAPSHOT,
+                    ev,
+                    ev.position() + SourcePosition.OFFSET_SEPARATOR,
+                    interval,
+                    record);
+        }
+        long offset = context.recordMetadata().map(RecordMetadata::offset).orElse(0L);
+        String position = SourcePosition.withOffset(ev.position(), offset);
+        emit(NetChangeFolder.keyless(ev, interval, position, System.currentTimeMillis()), record);
+    }
+
+    private void forwardTableEvent(
+            TableEvent.Kind kind,
+            ChangeEvent ev,
+            String position,
+            Interval interval,
+            Record<byte[], byte[]> record) {
+        TableEvent event =
+                new TableEvent(
+                        kind,
+                        ev.table(),
+                        position,
+                        ev.transaction(),
+                        ev.commitMs(),
+                        interval.startMs(),
+                        interval.endMs());
+        context.forward(
+                new Record<>(
+                        NetChangeCodec.key(event),
+                        NetChangeCodec.encode(event),
+                        record.timestamp()),
+                NetChangeTopology.NET_CHANGES_SINK);
+    }
+
+    /**
+     * The interval of the change's transaction, or, when that one is closed already, the earliest
+     * one still open (counted as late).
+     */
+    private Interval intervalOf(ChangeEvent ev) {
         Interval interval = clock.assign(ev.commitMs(), ev.transactionNumber());
         if (clock.isClosed(interval, closedThrough)) {
             interval = clock.earliestOpen(closedThrough, ev.transactionNumber());
@@ -173,6 +245,12 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                         closedThrough);
             }
         }
+        return interval;
+    }
+
+    private void fold(ChangeEvent ev, Record<byte[], byte[]> record) {
+        stats.countRaw(ev.table(), ev.snapshot());
+        Interval interval = intervalOf(ev);
         if (mode == NetChangeMode.OFF) {
             emit(NetChangeFolder.passThrough(ev, interval, System.currentTimeMillis()), record);
             return;

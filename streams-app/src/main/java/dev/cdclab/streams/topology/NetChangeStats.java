@@ -16,6 +16,8 @@ public final class NetChangeStats {
     private final LongAdder heartbeats = new LongAdder();
     private final LongAdder snapshotChanges = new LongAdder();
     private final LongAdder overflowed = new LongAdder();
+    private final LongAdder truncates = new LongAdder();
+    private final LongAdder keyless = new LongAdder();
     private final AtomicLong closedThroughMs = new AtomicLong(Long.MIN_VALUE);
     private final Map<String, TableCounts> tables = new ConcurrentHashMap<>();
 
@@ -56,6 +58,14 @@ public final class NetChangeStats {
         vanished.increment();
         vanishedRaw.add(raw);
         tables.computeIfAbsent(table, t -> new TableCounts()).vanished.increment();
+    }
+
+    void countTruncate() {
+        truncates.increment();
+    }
+
+    void countKeyless() {
+        keyless.increment();
     }
 
     void countOverflowed() {
@@ -109,6 +119,16 @@ public final class NetChangeStats {
     }
 
     /** Changes that arrived after their interval had closed and went to the next open one. */
+    /** {@code TRUNCATE}s seen and passed on to the warehouse. */
+    public long truncates() {
+        return truncates.sum();
+    }
+
+    /** Changes of tables without a key, passed on one by one. */
+    public long keylessChanges() {
+        return keyless.sum();
+    }
+
     public long late() {
         return late.sum();
     }

@@ -5,7 +5,6 @@ import dev.cdclab.streams.NetChangeConfig;
 import dev.cdclab.streams.NetChangeConfig.StateStoreType;
 import dev.cdclab.streams.debezium.DebeziumEventReader;
 import dev.cdclab.streams.fold.IntervalClock;
-import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.Optional;
 import java.util.Properties;
@@ -171,32 +170,22 @@ public final class NetChangeTopology {
         };
     }
 
-    /** Net changes by key hash (like the default partitioner); markers to every partition. */
+    /**
+     * Net changes by key hash (like the default partitioner); markers and table events to every
+     * partition.
+     */
     static StreamPartitioner<byte[], byte[]> markersEverywhere() {
-        byte[] prefix = NetChangeCodec.MARKER_KEY_PREFIX.getBytes(StandardCharsets.UTF_8);
         StreamPartitioner<byte[], byte[]> all = everyPartition();
         return new StreamPartitioner<>() {
             @Override
             public Optional<Set<Integer>> partitions(
                     String topic, byte[] key, byte[] value, int numPartitions) {
-                if (startsWith(key, prefix)) {
+                if (NetChangeCodec.isBroadcastKey(key)) {
                     return all.partitions(topic, key, value, numPartitions);
                 }
                 return Optional.of(Set.of(Utils.toPositive(Utils.murmur2(key)) % numPartitions));
             }
         };
-    }
-
-    private static boolean startsWith(byte[] key, byte[] prefix) {
-        if (key == null || key.length < prefix.length) {
-            return false;
-        }
-        for (int i = 0; i < prefix.length; i++) {
-            if (key[i] != prefix[i]) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** Store names, for tests and tools. */

@@ -1,7 +1,7 @@
 package dev.cdclab.sink.gate;
 
 import dev.cdclab.change.IntervalMarker;
-import dev.cdclab.change.NetChange;
+import dev.cdclab.change.IntervalRecord;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -11,9 +11,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Holds net changes until every Streams task has closed their interval on every partition this sink
- * reads, so the warehouse moves from one interval boundary to the next in one transaction and never
- * shows part of a source transaction.
+ * Holds net changes (and table events) until every Streams task has closed their interval on every
+ * partition this sink reads, so the warehouse moves from one interval boundary to the next in one
+ * transaction and never shows part of a source transaction.
  *
  * <p>An interval too big to hold (a huge transaction, an initial snapshot) is streamed instead:
  * {@link #releaseOldest()} hands out the held changes of the earliest interval for an open
@@ -35,10 +35,10 @@ public final class IntervalGate<P> {
         long streamedFrom = -1;
     }
 
-    private record Held(long offset, NetChange change, int bytes) {}
+    private record Held(long offset, IntervalRecord change, int bytes) {}
 
     /** Changes of one interval released early, and that interval's end. */
-    public record Oldest(List<NetChange> changes, long intervalEndMs) {}
+    public record Oldest(List<IntervalRecord> changes, long intervalEndMs) {}
 
     private long heldBytes;
 
@@ -72,12 +72,12 @@ public final class IntervalGate<P> {
     }
 
     /** Adds a net change read at {@code offset}. */
-    public void add(P partition, long offset, NetChange change) {
+    public void add(P partition, long offset, IntervalRecord change) {
         add(partition, offset, change, 0);
     }
 
     /** Adds a net change read at {@code offset} from a record of {@code bytes} bytes. */
-    public void add(P partition, long offset, NetChange change, int bytes) {
+    public void add(P partition, long offset, IntervalRecord change, int bytes) {
         PartitionState s = partitions.computeIfAbsent(partition, k -> new PartitionState());
         s.held.add(new Held(offset, change, bytes));
         s.nextOffset = Math.max(s.nextOffset, offset + 1);
@@ -123,8 +123,8 @@ public final class IntervalGate<P> {
     }
 
     /** Removes and returns the held changes whose interval ends at or before {@code bound}. */
-    public List<NetChange> release(long bound) {
-        List<NetChange> out = new ArrayList<>();
+    public List<IntervalRecord> release(long bound) {
+        List<IntervalRecord> out = new ArrayList<>();
         for (PartitionState s : partitions.values()) {
             for (Iterator<Held> it = s.held.iterator(); it.hasNext(); ) {
                 Held h = it.next();
@@ -150,7 +150,7 @@ public final class IntervalGate<P> {
                 end = Math.min(end, h.change().intervalEndMs());
             }
         }
-        List<NetChange> out = new ArrayList<>();
+        List<IntervalRecord> out = new ArrayList<>();
         for (PartitionState s : partitions.values()) {
             for (Iterator<Held> it = s.held.iterator(); it.hasNext(); ) {
                 Held h = it.next();

@@ -72,6 +72,7 @@ public final class BatchFolder {
                 newer.op(),
                 newer.key(),
                 RowImage.of(image),
+                null,
                 List.copyOf(still),
                 newer.schema(),
                 newer.intervalStartMs(),

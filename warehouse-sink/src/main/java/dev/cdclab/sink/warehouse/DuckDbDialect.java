@@ -68,7 +68,8 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
         };
     }
 
-    private String cast(String expr, ColumnKind kind, ColumnSpec c) {
+    @Override
+    protected String cast(String expr, ColumnKind kind, ColumnSpec c) {
         return switch (kind) {
             case TEXT, NUMERIC_TEXT, JSON -> expr;
             case BYTES -> "unhex(" + expr + ")";
@@ -95,6 +96,52 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
             s.execute(
                     "CREATE TABLE IF NOT EXISTS cdc_lab.progress (id INTEGER, applied_through_ms"
                             + " BIGINT, committed_at_ms BIGINT)");
+            s.execute(
+                    "CREATE TABLE IF NOT EXISTS cdc_lab.table_state (table_name VARCHAR,"
+                            + " emptied_at VARCHAR, keyless_through VARCHAR, diverged VARCHAR)");
+        }
+    }
+
+    @Override
+    protected String rowId() {
+        return "rowid";
+    }
+
+    @Override
+    protected void createKeylessStage(Connection c, String stage, List<ColumnSpec> columns)
+            throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute(
+                    "CREATE OR REPLACE TEMP TABLE "
+                            + stage
+                            + " (_seq INTEGER, _old BOOLEAN, _lsn VARCHAR, _commit_ms BIGINT"
+                            + columns.stream()
+                                    .map(col -> ", " + quote(col.name()) + " VARCHAR")
+                                    .collect(Collectors.joining())
+                            + ")");
+        }
+    }
+
+    @Override
+    protected void loadKeylessStage(Connection c, String stage, List<KeylessStaged> rows)
+            throws SQLException {
+        try (DuckDBAppender ap =
+                c.unwrap(DuckDBConnection.class).createAppender("temp", "main", stage)) {
+            for (KeylessStaged r : rows) {
+                ap.beginRow();
+                ap.append(r.seq());
+                ap.append(r.old());
+                ap.append(r.position());
+                ap.append(r.commitMs());
+                for (String v : r.values()) {
+                    if (v == null) {
+                        ap.appendNull();
+                    } else {
+                        ap.append(v);
+                    }
+                }
+                ap.endRow();
+            }
         }
     }
 
@@ -112,6 +159,7 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
     @Override
     public void rolledBack() {
         // staging tables created in the rolled-back transaction are gone
+        super.rolledBack();
         stages.clear();
         statements.clear();
     }

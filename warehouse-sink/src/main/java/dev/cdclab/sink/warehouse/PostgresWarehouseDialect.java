@@ -8,7 +8,9 @@ import java.io.StringReader;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.HashMap;
 import java.util.List;
@@ -16,12 +18,16 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Collectors;
 import org.postgresql.PGConnection;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * PostgreSQL (15+) warehouse: rows are staged with COPY into a temporary table, then merged with
  * MERGE. Unlike DuckDB it takes several concurrent sink instances.
  */
 public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
+    private static final Logger LOG = LoggerFactory.getLogger(PostgresWarehouseDialect.class);
+
     private final Map<String, String> stages = new HashMap<>();
     private int stagesCreated;
     private final Map<String, String> merges = new HashMap<>();
@@ -65,7 +71,8 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
         };
     }
 
-    private String cast(String expr, ColumnKind kind, ColumnSpec c) {
+    @Override
+    protected String cast(String expr, ColumnKind kind, ColumnSpec c) {
         return switch (kind) {
             case TEXT, NUMERIC_TEXT, JSON -> expr;
             case BYTES -> "decode(" + expr + ", 'hex')";
@@ -83,8 +90,115 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
             s.execute(
                     "CREATE TABLE IF NOT EXISTS cdc_lab.progress (id INTEGER PRIMARY KEY,"
                             + " applied_through_ms BIGINT, committed_at_ms BIGINT)");
+            s.execute(
+                    "CREATE TABLE IF NOT EXISTS cdc_lab.table_state (table_name TEXT PRIMARY KEY,"
+                            + " emptied_at TEXT COLLATE \"C\", keyless_through TEXT COLLATE \"C\","
+                            + " diverged TEXT)");
         }
         c.commit();
+    }
+
+    @Override
+    protected String rowId() {
+        return "ctid";
+    }
+
+    @Override
+    protected void createKeylessStage(Connection c, String stage, List<ColumnSpec> columns)
+            throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute(
+                    "CREATE TEMP TABLE IF NOT EXISTS "
+                            + stage
+                            + " (_seq INTEGER, _old BOOLEAN, _lsn TEXT COLLATE \"C\", _commit_ms"
+                            + " BIGINT"
+                            + columns.stream()
+                                    .map(col -> ", " + quote(col.name()) + " TEXT")
+                                    .collect(Collectors.joining())
+                            + ") ON COMMIT DELETE ROWS");
+            s.execute("DELETE FROM " + stage);
+        }
+    }
+
+    @Override
+    protected void loadKeylessStage(Connection c, String stage, List<KeylessStaged> rows)
+            throws SQLException {
+        StringBuilder csv = new StringBuilder(rows.size() * 128);
+        for (KeylessStaged r : rows) {
+            csv.append(r.seq())
+                    .append(',')
+                    .append(r.old())
+                    .append(',')
+                    .append(r.position())
+                    .append(',')
+                    .append(r.commitMs());
+            for (String v : r.values()) {
+                csv.append(',');
+                if (v != null) {
+                    quoteCsv(csv, v);
+                }
+            }
+            csv.append('\n');
+        }
+        copy(c, stage, csv);
+    }
+
+    private static void copy(Connection c, String stage, StringBuilder csv) throws SQLException {
+        try {
+            c.unwrap(PGConnection.class)
+                    .getCopyAPI()
+                    .copyIn(
+                            "COPY " + stage + " FROM STDIN WITH (FORMAT csv)",
+                            new StringReader(csv.toString()));
+        } catch (IOException e) {
+            throw new SQLException("COPY into " + stage + " failed", e);
+        }
+    }
+
+    /**
+     * The primary key follows the source's: dropped when the source's is, replaced when its columns
+     * change. A new key that the rows already there would violate is not added (the merge still
+     * matches by it), and a warning says so.
+     */
+    @Override
+    public void keyChanged(Connection c, TableName t, List<ColumnSpec> columns)
+            throws SQLException {
+        String pkName = null;
+        try (PreparedStatement ps =
+                c.prepareStatement(
+                        "SELECT conname FROM pg_constraint WHERE conrelid = ?::regclass AND contype"
+                                + " = 'p'")) {
+            ps.setString(1, MergeSql.qualified(t));
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    pkName = rs.getString(1);
+                }
+            }
+        }
+        try (Statement s = c.createStatement()) {
+            if (pkName != null) {
+                s.execute(
+                        "ALTER TABLE "
+                                + MergeSql.qualified(t)
+                                + " DROP CONSTRAINT "
+                                + quote(pkName));
+            }
+            String pk = constraints(columns);
+            if (pk.isEmpty()) {
+                return;
+            }
+            Savepoint sp = c.setSavepoint();
+            try {
+                s.execute("ALTER TABLE " + MergeSql.qualified(t) + " ADD" + pk.substring(1));
+                c.releaseSavepoint(sp);
+            } catch (SQLException e) {
+                c.rollback(sp);
+                LOG.warn(
+                        "Warehouse table {} keeps no primary key: {}",
+                        t,
+                        e.getMessage().lines().findFirst().orElse(""));
+            }
+        }
     }
 
     @Override
@@ -105,6 +219,7 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
     @Override
     public void rolledBack() {
         // staging tables created in the rolled-back transaction are gone
+        super.rolledBack();
         stages.clear();
     }
 
@@ -147,15 +262,7 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
                 }
                 csv.append('\n');
             }
-            try {
-                c.unwrap(PGConnection.class)
-                        .getCopyAPI()
-                        .copyIn(
-                                "COPY " + stage + " FROM STDIN WITH (FORMAT csv)",
-                                new StringReader(csv.toString()));
-            } catch (IOException e) {
-                throw new SQLException("COPY into " + stage + " failed", e);
-            }
+            copy(c, stage, csv);
             long written = s.executeUpdate(merges.get(signature));
             if (rows.stream().anyMatch(StagedRow::delete)) {
                 s.executeUpdate(MergeSql.tombstones(t, stage));

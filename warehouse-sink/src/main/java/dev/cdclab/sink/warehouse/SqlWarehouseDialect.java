@@ -5,6 +5,7 @@ import static dev.cdclab.sink.warehouse.MergeSql.quote;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cdclab.change.ColumnSpec;
+import dev.cdclab.change.NetOperation;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
@@ -12,14 +13,271 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
-/** What the SQL warehouses share: catalog lookups and DDL through information_schema. */
+/**
+ * What the SQL warehouses share: catalog lookups and DDL through information_schema, table state,
+ * and the row-by-row statements of tables without a key.
+ */
 abstract class SqlWarehouseDialect implements WarehouseDialect {
     private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    /** Keyless staging tables by signature, created in the open transaction or before. */
+    private final Map<String, String> keylessStages = new HashMap<>();
+
+    private int keylessStagesCreated;
+
+    /** A staged text expression cast to the column's warehouse type. */
+    protected abstract String cast(String expr, ColumnKind kind, ColumnSpec column);
+
+    /** The pseudo-column that names one physical row ({@code rowid}, {@code ctid}). */
+    protected abstract String rowId();
+
+    /**
+     * Creates a temporary table {@code stage} with {@code _seq INTEGER, _old BOOLEAN, _lsn,
+     * _commit_ms BIGINT} and one text column per source column, emptied at commit.
+     */
+    protected abstract void createKeylessStage(Connection c, String stage, List<ColumnSpec> columns)
+            throws SQLException;
+
+    /** Loads the staged rows into an empty keyless staging table. */
+    protected abstract void loadKeylessStage(Connection c, String stage, List<KeylessStaged> rows)
+            throws SQLException;
+
+    /** One row of a keyless staging table: an old or a new image of change {@code seq}. */
+    protected record KeylessStaged(
+            int seq, boolean old, String position, long commitMs, String[] values) {}
+
+    @Override
+    public void rolledBack() {
+        keylessStages.clear();
+    }
+
+    @Override
+    public KeylessOutcome applyKeyless(
+            Connection c, TableName t, List<ColumnSpec> columns, List<KeylessRow> rows)
+            throws SQLException {
+        String signature = "keyless|" + signature(t, columns);
+        String stage = keylessStages.get(signature);
+        if (stage == null) {
+            stage = "cdc_keyless_" + keylessStagesCreated++;
+            createKeylessStage(c, stage, columns);
+            keylessStages.put(signature, stage);
+        } else {
+            try (Statement s = c.createStatement()) {
+                s.execute("DELETE FROM " + stage);
+            }
+        }
+        List<KeylessStaged> staged = new ArrayList<>(rows.size() + 8);
+        for (int i = 0; i < rows.size(); i++) {
+            KeylessRow r = rows.get(i);
+            if (r.before() != null && r.op() != NetOperation.INSERT) {
+                staged.add(new KeylessStaged(i, true, r.position(), r.commitMs(), r.before()));
+            }
+            if (r.after() != null && r.op() != NetOperation.DELETE) {
+                staged.add(new KeylessStaged(i, false, r.position(), r.commitMs(), r.after()));
+            }
+        }
+        loadKeylessStage(c, stage, staged);
+
+        String target = MergeSql.qualified(t);
+        String cols =
+                columns.stream()
+                        .map(col -> MergeSql.quote(col.name()))
+                        .collect(Collectors.joining(", "));
+        String values =
+                columns.stream()
+                        .map(
+                                col ->
+                                        cast(
+                                                "s." + MergeSql.quote(col.name()),
+                                                ColumnKind.of(col),
+                                                col))
+                        .collect(Collectors.joining(", "));
+        String match =
+                columns.stream()
+                        .map(
+                                col ->
+                                        "w."
+                                                + MergeSql.quote(col.name())
+                                                + " IS NOT DISTINCT FROM "
+                                                + cast(
+                                                        "o." + MergeSql.quote(col.name()),
+                                                        ColumnKind.of(col),
+                                                        col))
+                        .collect(Collectors.joining(" AND "));
+        String oldRow =
+                "(SELECT w."
+                        + rowId()
+                        + " FROM "
+                        + target
+                        + " AS w, "
+                        + stage
+                        + " AS o WHERE o._seq = ? AND o._old AND "
+                        + match
+                        + " LIMIT 1)";
+        String set =
+                columns.stream()
+                                .map(
+                                        col ->
+                                                MergeSql.quote(col.name())
+                                                        + " = "
+                                                        + cast(
+                                                                "s." + MergeSql.quote(col.name()),
+                                                                ColumnKind.of(col),
+                                                                col))
+                                .collect(Collectors.joining(", "))
+                        + ", _cdc_lsn = s._lsn, _cdc_commit_ms = s._commit_ms";
+        long written = 0;
+        long unmatched = 0;
+        try (PreparedStatement insert =
+                        c.prepareStatement(
+                                "INSERT INTO "
+                                        + target
+                                        + " ("
+                                        + cols
+                                        + ", _cdc_lsn, _cdc_commit_ms) SELECT "
+                                        + values
+                                        + ", s._lsn, s._commit_ms FROM "
+                                        + stage
+                                        + " AS s WHERE NOT s._old AND s._seq BETWEEN ? AND ?"
+                                        + " ORDER BY s._seq");
+                PreparedStatement delete =
+                        c.prepareStatement(
+                                "DELETE FROM " + target + " WHERE " + rowId() + " = " + oldRow);
+                PreparedStatement update =
+                        c.prepareStatement(
+                                "UPDATE "
+                                        + target
+                                        + " SET "
+                                        + set
+                                        + " FROM "
+                                        + stage
+                                        + " AS s WHERE s._seq = ? AND NOT s._old AND "
+                                        + target
+                                        + "."
+                                        + rowId()
+                                        + " = "
+                                        + oldRow)) {
+            int runStart = -1;
+            for (int i = 0; i <= rows.size(); i++) {
+                boolean insertHere = i < rows.size() && rows.get(i).op() == NetOperation.INSERT;
+                if (insertHere) {
+                    if (runStart < 0) {
+                        runStart = i;
+                    }
+                    continue;
+                }
+                if (runStart >= 0) {
+                    written += insertRange(insert, runStart, i - 1);
+                    runStart = -1;
+                }
+                if (i == rows.size()) {
+                    break;
+                }
+                KeylessRow r = rows.get(i);
+                if (r.op() == NetOperation.DELETE) {
+                    delete.setInt(1, i);
+                    int n = r.before() == null ? 0 : delete.executeUpdate();
+                    written += n;
+                    unmatched += n == 0 ? 1 : 0;
+                } else {
+                    update.setInt(1, i);
+                    update.setInt(2, i);
+                    int n = r.before() == null ? 0 : update.executeUpdate();
+                    if (n == 0) {
+                        // the old row is not there: the new one still belongs in the table
+                        unmatched++;
+                        n = insertRange(insert, i, i);
+                    }
+                    written += n;
+                }
+            }
+        }
+        return new KeylessOutcome(written, unmatched);
+    }
+
+    private static int insertRange(PreparedStatement insert, int from, int to) throws SQLException {
+        insert.setInt(1, from);
+        insert.setInt(2, to);
+        return insert.executeUpdate();
+    }
+
+    @Override
+    public long emptyBefore(Connection c, TableName t, String position) throws SQLException {
+        long removed;
+        try (PreparedStatement rows =
+                        c.prepareStatement(
+                                "DELETE FROM "
+                                        + MergeSql.qualified(t)
+                                        + " WHERE _cdc_lsn IS NULL OR _cdc_lsn < ?");
+                PreparedStatement tombstones =
+                        c.prepareStatement(
+                                "DELETE FROM cdc_lab.tombstones WHERE table_name = ? AND lsn <"
+                                        + " ?")) {
+            rows.setString(1, position);
+            removed = rows.executeUpdate();
+            tombstones.setString(1, t.toString());
+            tombstones.setString(2, position);
+            tombstones.executeUpdate();
+        }
+        return removed;
+    }
+
+    @Override
+    public TableState loadTableState(Connection c, TableName t) throws SQLException {
+        try (PreparedStatement ps =
+                c.prepareStatement(
+                        "SELECT emptied_at, keyless_through, diverged FROM cdc_lab.table_state"
+                                + " WHERE table_name = ?")) {
+            ps.setString(1, t.toString());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next()
+                        ? new TableState(rs.getString(1), rs.getString(2), rs.getString(3))
+                        : TableState.NONE;
+            }
+        }
+    }
+
+    @Override
+    public void saveTableState(Connection c, TableName t, TableState state) throws SQLException {
+        try (PreparedStatement delete =
+                        c.prepareStatement("DELETE FROM cdc_lab.table_state WHERE table_name = ?");
+                PreparedStatement insert =
+                        c.prepareStatement(
+                                "INSERT INTO cdc_lab.table_state (table_name, emptied_at,"
+                                        + " keyless_through, diverged) VALUES (?, ?, ?, ?)")) {
+            delete.setString(1, t.toString());
+            delete.executeUpdate();
+            insert.setString(1, t.toString());
+            insert.setString(2, state.emptiedAt());
+            insert.setString(3, state.keylessThrough());
+            insert.setString(4, state.diverged());
+            insert.executeUpdate();
+        }
+    }
+
+    @Override
+    public Map<TableName, TableState> tableStates(Connection c) throws SQLException {
+        Map<TableName, TableState> out = new LinkedHashMap<>();
+        try (Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT table_name, emptied_at, keyless_through, diverged FROM"
+                                        + " cdc_lab.table_state ORDER BY table_name")) {
+            while (rs.next()) {
+                out.put(
+                        TableName.of(rs.getString(1)),
+                        new TableState(rs.getString(2), rs.getString(3), rs.getString(4)));
+            }
+        }
+        return out;
+    }
 
     @Override
     public Map<String, String> existingColumns(Connection c, TableName t) throws SQLException {

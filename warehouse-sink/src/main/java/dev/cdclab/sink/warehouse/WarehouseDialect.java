@@ -43,10 +43,47 @@ public interface WarehouseDialect {
     long merge(Connection c, TableName table, List<ColumnSpec> columns, List<StagedRow> rows)
             throws SQLException;
 
-    /** Records how far the warehouse is complete, in the current transaction. */
+    /**
+     * Applies changes of a table without a key, in the order given: an insert adds a row, a delete
+     * removes exactly one row equal to the old image, an update replaces exactly one. A delete or
+     * update that finds no such row changes nothing (an update inserts its new row), and is
+     * counted. Returns how many warehouse rows were written.
+     */
+    KeylessOutcome applyKeyless(
+            Connection c, TableName table, List<ColumnSpec> columns, List<KeylessRow> rows)
+            throws SQLException;
+
+    /** What {@link #applyKeyless} did. */
+    record KeylessOutcome(long rowsWritten, long unmatched) {}
+
+    /**
+     * Removes every row written before {@code position} (and rows without a position), and the
+     * table's tombstones before it: the table as a {@code TRUNCATE} there leaves it.
+     *
+     * @return rows removed
+     */
+    long emptyBefore(Connection c, TableName table, String position) throws SQLException;
+
+    /** The table's state; {@link TableState#NONE} when none was saved. */
+    TableState loadTableState(Connection c, TableName table) throws SQLException;
+
+    /** Saves the table's state, in the current transaction. */
+    void saveTableState(Connection c, TableName table, TableState state) throws SQLException;
+
+    /** Every table with a state saved, for verification and reports. */
+    Map<TableName, TableState> tableStates(Connection c) throws SQLException;
+
+    /**
+     * The source table's key columns are now those marked in {@code columns} (none: it has no key);
+     * a warehouse that enforces keys follows.
+     */
+    default void keyChanged(Connection c, TableName table, List<ColumnSpec> columns)
+            throws SQLException {}
+
     /** The transaction was rolled back: forget what was created in it. */
     default void rolledBack() {}
 
+    /** Records how far the warehouse is complete, in the current transaction. */
     void saveProgress(Connection c, long appliedThroughMs, long committedAtMs) throws SQLException;
 
     /** Picks the dialect for a JDBC URL. */

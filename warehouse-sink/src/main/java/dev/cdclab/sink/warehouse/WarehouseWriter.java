@@ -1,16 +1,22 @@
 package dev.cdclab.sink.warehouse;
 
 import dev.cdclab.change.ColumnSpec;
+import dev.cdclab.change.IntervalRecord;
 import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetOperation;
+import dev.cdclab.change.RowImage;
+import dev.cdclab.change.TableEvent;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.duckdb.DuckDBConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,6 +34,11 @@ public final class WarehouseWriter implements AutoCloseable {
     private final WarehouseDialect dialect;
     private final Connection connection;
     private final Map<TableName, Map<String, String>> knownColumns = new HashMap<>();
+    private final Map<TableName, Set<String>> knownKeys = new HashMap<>();
+    private final Map<TableName, TableState> tableStates = new HashMap<>();
+    private final boolean skipTruncates;
+    private long tablesEmptied;
+    private long keylessUnmatched;
 
     /**
      * Opens the warehouse.
@@ -35,6 +46,18 @@ public final class WarehouseWriter implements AutoCloseable {
      * @throws SQLException when it cannot be opened (for DuckDB: another process holds the file)
      */
     public WarehouseWriter(String url, String user, String password) throws SQLException {
+        this(url, user, password, false);
+    }
+
+    /**
+     * Opens the warehouse.
+     *
+     * @param skipTruncates true to leave tables as they are on a {@code TRUNCATE}, marked diverged
+     * @throws SQLException when it cannot be opened (for DuckDB: another process holds the file)
+     */
+    public WarehouseWriter(String url, String user, String password, boolean skipTruncates)
+            throws SQLException {
+        this.skipTruncates = skipTruncates;
         this.url = url;
         this.user = user;
         this.password = password;
@@ -58,6 +81,23 @@ public final class WarehouseWriter implements AutoCloseable {
         return dialect.name();
     }
 
+    /** Tables emptied by a {@code TRUNCATE} (or a keyless table's snapshot) so far. */
+    public long tablesEmptied() {
+        return tablesEmptied;
+    }
+
+    /** Changes of tables without a key that found no row equal to their old image. */
+    public long keylessUnmatched() {
+        return keylessUnmatched;
+    }
+
+    /** Every table's saved state, read in a transaction of its own. */
+    public Map<TableName, TableState> tableStates() throws SQLException {
+        try (Connection c = openReader()) {
+            return dialect.tableStates(c);
+        }
+    }
+
     /** Outcome of one applied batch. */
     public record Applied(long rowsWritten, long committedAtMs) {}
 
@@ -66,29 +106,31 @@ public final class WarehouseWriter implements AutoCloseable {
      *
      * @throws SQLException after rolling back
      */
-    public Applied apply(List<NetChange> batch, long appliedThroughMs) throws SQLException {
+    public Applied apply(List<? extends IntervalRecord> batch, long appliedThroughMs)
+            throws SQLException {
         long written = write(batch);
         return new Applied(written, commit(appliedThroughMs));
     }
 
     /**
      * Writes the batch into the open transaction (opening one if none is), without committing: a
-     * big interval is written in several batches, then committed once.
+     * big interval is written in several batches, then committed once. Per table, table events come
+     * first in effect (a {@code TRUNCATE} removes what was written before its position, and the
+     * changes at or before it are dropped), then the changes, in source order where the table had
+     * no key.
      *
      * @return rows written
      * @throws SQLException after rolling the open transaction back
      */
-    public long write(List<NetChange> batch) throws SQLException {
+    public long write(List<? extends IntervalRecord> batch) throws SQLException {
         long written = 0;
         try {
-            for (List<NetChange> generation : BatchFolder.generations(batch)) {
-                Map<String, List<NetChange>> byTable = new LinkedHashMap<>();
-                for (NetChange c : generation) {
-                    byTable.computeIfAbsent(c.table(), t -> new ArrayList<>()).add(c);
-                }
-                for (Map.Entry<String, List<NetChange>> e : byTable.entrySet()) {
-                    written += applyTable(TableName.of(e.getKey()), e.getValue());
-                }
+            Map<String, List<IntervalRecord>> byTable = new LinkedHashMap<>();
+            for (IntervalRecord r : batch) {
+                byTable.computeIfAbsent(r.table(), t -> new ArrayList<>()).add(r);
+            }
+            for (Map.Entry<String, List<IntervalRecord>> e : byTable.entrySet()) {
+                written += applyTable(TableName.of(e.getKey()), e.getValue());
             }
         } catch (SQLException | RuntimeException e) {
             rollbackAfter(e);
@@ -124,7 +166,7 @@ public final class WarehouseWriter implements AutoCloseable {
      * Call it after {@link #write} failed with the open transaction rolled back; an empty answer
      * means the failure was not about values (the warehouse itself failed).
      */
-    public List<Refused> refused(List<NetChange> batch) throws SQLException {
+    public List<Refused> refused(List<? extends IntervalRecord> batch) throws SQLException {
         if (!connection.isValid(5)) {
             return List.of();
         }
@@ -133,7 +175,8 @@ public final class WarehouseWriter implements AutoCloseable {
         return out;
     }
 
-    private void bisect(List<NetChange> part, List<Refused> out) throws SQLException {
+    private void bisect(List<? extends IntervalRecord> part, List<Refused> out)
+            throws SQLException {
         if (part.isEmpty()) {
             return;
         }
@@ -145,7 +188,11 @@ public final class WarehouseWriter implements AutoCloseable {
                 throw e instanceof SQLException se ? se : new SQLException(e);
             }
             if (part.size() == 1) {
-                out.add(new Refused(part.get(0), firstLine(e.getMessage())));
+                if (!(part.get(0) instanceof NetChange c)) {
+                    // a table event is not a row to set aside: the failure stands
+                    throw e instanceof SQLException se ? se : new SQLException(e);
+                }
+                out.add(new Refused(c, firstLine(e.getMessage())));
                 return;
             }
             int half = part.size() / 2;
@@ -165,9 +212,15 @@ public final class WarehouseWriter implements AutoCloseable {
     /** Rolls the open transaction back: nothing written since the last commit stays. */
     public void rollback() throws SQLException {
         // DDL of the rolled-back transaction is gone too
-        knownColumns.clear();
-        dialect.rolledBack();
+        forgetCaches();
         connection.rollback();
+    }
+
+    private void forgetCaches() {
+        knownColumns.clear();
+        knownKeys.clear();
+        tableStates.clear();
+        dialect.rolledBack();
     }
 
     private void rollbackAfter(Exception e) {
@@ -177,27 +230,180 @@ public final class WarehouseWriter implements AutoCloseable {
             e.addSuppressed(re);
         }
         // a failed statement may leave DDL caches stale
-        knownColumns.clear();
-        dialect.rolledBack();
+        forgetCaches();
     }
 
-    private long applyTable(TableName table, List<NetChange> changes) throws SQLException {
-        Map<Long, List<NetChange>> bySchema = new LinkedHashMap<>();
-        for (NetChange c : changes) {
-            bySchema.computeIfAbsent(c.schema().id(), k -> new ArrayList<>()).add(c);
+    private long applyTable(TableName table, List<IntervalRecord> records) throws SQLException {
+        TableState loaded = state(table);
+        TableState state = loaded;
+        String emptyAt = null;
+        List<NetChange> changes = new ArrayList<>(records.size());
+        for (IntervalRecord r : records) {
+            if (r instanceof NetChange c) {
+                changes.add(c);
+            } else if (r instanceof TableEvent e) {
+                if (e.kind() == TableEvent.Kind.TRUNCATE && skipTruncates) {
+                    if (state.diverged() == null) {
+                        state =
+                                state.diverging(
+                                        "TRUNCATE at "
+                                                + e.position()
+                                                + " not applied (sink.truncate=skip)");
+                        LOG.warn("TRUNCATE of {} not applied: sink.truncate=skip", table);
+                    }
+                    continue;
+                }
+                if (emptyAt == null || e.position().compareTo(emptyAt) > 0) {
+                    emptyAt = e.position();
+                }
+            }
         }
         long written = 0;
-        for (List<NetChange> group : bySchema.values()) {
+        if (emptyAt != null && !state.staleAfterEmptying(emptyAt)) {
+            if (tableExists(table)) {
+                written += dialect.emptyBefore(connection, table, emptyAt);
+            }
+            state = state.emptied(emptyAt);
+            tablesEmptied++;
+        }
+        if (state.emptiedAt() != null) {
+            String emptied = state.emptiedAt();
+            changes.removeIf(c -> c.position().compareTo(emptied) <= 0);
+        }
+        boolean anyKeyless = false;
+        boolean anyKeyed = false;
+        for (NetChange c : changes) {
+            anyKeyless |= c.keyless();
+            anyKeyed |= !c.keyless();
+        }
+        if (anyKeyless && anyKeyed) {
+            // the table gained or lost its key in this batch: apply in source order, run by run
+            changes.sort(Comparator.comparing(NetChange::position));
+        }
+        int i = 0;
+        while (i < changes.size()) {
+            boolean keyless = changes.get(i).keyless();
+            int j = i;
+            while (j < changes.size() && changes.get(j).keyless() == keyless) {
+                j++;
+            }
+            List<NetChange> run = changes.subList(i, j);
+            if (keyless) {
+                String through = applyKeyless(table, run, state.keylessThrough());
+                if (through != null) {
+                    written += keylessWritten;
+                    state = state.keylessAppliedThrough(through);
+                }
+            } else {
+                written += applyKeyed(table, run);
+            }
+            i = j;
+        }
+        if (!state.equals(loaded)) {
+            dialect.saveTableState(connection, table, state);
+            tableStates.put(table, state);
+        }
+        return written;
+    }
+
+    private TableState state(TableName table) throws SQLException {
+        TableState s = tableStates.get(table);
+        if (s == null) {
+            s = dialect.loadTableState(connection, table);
+            tableStates.put(table, s);
+        }
+        return s;
+    }
+
+    private boolean tableExists(TableName table) throws SQLException {
+        Map<String, String> cols = knownColumns.get(table);
+        return cols != null || !dialect.existingColumns(connection, table).isEmpty();
+    }
+
+    /** Rows written by the last {@link #applyKeyless}. */
+    private long keylessWritten;
+
+    /**
+     * Applies changes of a table without a key one by one, in source order, skipping those at or
+     * before {@code through} (applied already: a replay).
+     *
+     * @return the position of the last change applied, or null when all were replays
+     */
+    private String applyKeyless(TableName table, List<NetChange> run, String through)
+            throws SQLException {
+        List<NetChange> todo = new ArrayList<>(run);
+        todo.sort(Comparator.comparing(NetChange::position));
+        String last = through;
+        keylessWritten = 0;
+        int from = 0;
+        List<NetChange> group = new ArrayList<>();
+        while (from < todo.size()) {
+            group.clear();
+            long schemaId = todo.get(from).schema().id();
+            int to = from;
+            while (to < todo.size() && todo.get(to).schema().id() == schemaId) {
+                NetChange c = todo.get(to++);
+                if (last == null || c.position().compareTo(last) > 0) {
+                    group.add(c);
+                    last = c.position();
+                }
+            }
+            from = to;
+            if (group.isEmpty()) {
+                continue;
+            }
             List<ColumnSpec> columns = group.get(0).columns();
-            if (columns.stream().noneMatch(ColumnSpec::key)) {
-                throw new SQLException("table " + table + " has no key columns; cannot merge");
-            }
             ensureTable(table, columns);
-            List<StagedRow> rows = new ArrayList<>(group.size());
+            List<KeylessRow> rows = new ArrayList<>(group.size());
             for (NetChange c : group) {
-                rows.add(stage(c, columns));
+                rows.add(
+                        new KeylessRow(
+                                c.op(),
+                                c.position(),
+                                c.commitMs(),
+                                c.before() == null ? null : texts(columns, c.before()),
+                                c.after() == null ? null : texts(columns, c.after())));
             }
-            written += dialect.merge(connection, table, columns, rows);
+            WarehouseDialect.KeylessOutcome out =
+                    dialect.applyKeyless(connection, table, columns, rows);
+            keylessWritten += out.rowsWritten();
+            if (out.unmatched() > 0) {
+                keylessUnmatched += out.unmatched();
+                LOG.warn(
+                        "{} change(s) of {} (no key) found no warehouse row equal to their old"
+                                + " image; the warehouse table differs from the source",
+                        out.unmatched(),
+                        table);
+            }
+        }
+        return last == null || last.equals(through) ? null : last;
+    }
+
+    private static String[] texts(List<ColumnSpec> columns, RowImage image) {
+        String[] values = new String[columns.size()];
+        for (int i = 0; i < values.length; i++) {
+            ColumnSpec col = columns.get(i);
+            values[i] = ValueText.of(col, ColumnKind.of(col), image.get(col.name()));
+        }
+        return values;
+    }
+
+    private long applyKeyed(TableName table, List<NetChange> changes) throws SQLException {
+        long written = 0;
+        for (List<NetChange> generation : BatchFolder.generations(changes)) {
+            Map<Long, List<NetChange>> bySchema = new LinkedHashMap<>();
+            for (NetChange c : generation) {
+                bySchema.computeIfAbsent(c.schema().id(), k -> new ArrayList<>()).add(c);
+            }
+            for (List<NetChange> group : bySchema.values()) {
+                List<ColumnSpec> columns = group.get(0).columns();
+                ensureTable(table, columns);
+                List<StagedRow> rows = new ArrayList<>(group.size());
+                for (NetChange c : group) {
+                    rows.add(stage(c, columns));
+                }
+                written += dialect.merge(connection, table, columns, rows);
+            }
         }
         return written;
     }
@@ -247,6 +453,16 @@ public final class WarehouseWriter implements AutoCloseable {
                 existing.put(col.name(), dialect.sqlType(ColumnKind.of(col), col));
                 LOG.info("Added column {} to warehouse table {}", col.name(), table);
             }
+        }
+        Set<String> keys = new HashSet<>();
+        for (ColumnSpec col : columns) {
+            if (col.key()) {
+                keys.add(col.name());
+            }
+        }
+        if (!keys.equals(knownKeys.get(table))) {
+            dialect.keyChanged(connection, table, columns);
+            knownKeys.put(table, keys);
         }
     }
 

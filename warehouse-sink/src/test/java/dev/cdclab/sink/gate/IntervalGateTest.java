@@ -3,6 +3,7 @@ package dev.cdclab.sink.gate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cdclab.change.IntervalMarker;
+import dev.cdclab.change.IntervalRecord;
 import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetChangeMode;
 import dev.cdclab.change.NetOperation;
@@ -21,6 +22,7 @@ class IntervalGateTest {
                 new com.fasterxml.jackson.databind.ObjectMapper()
                         .createObjectNode()
                         .put("id", start),
+                null,
                 null,
                 List.of(),
                 Schemas.describe(List.of()),
@@ -60,7 +62,7 @@ class IntervalGateTest {
         g.add("p0", 11, change(1000, 2000));
         g.mark("p0", 12, new IntervalMarker(0, 1, 1000));
         assertThat(g.release(g.bound()))
-                .extracting(NetChange::intervalEndMs)
+                .extracting(IntervalRecord::intervalEndMs)
                 .containsExactly(1000L);
         assertThat(g.committableOffsets()).containsEntry("p0", 11L);
         assertThat(g.held()).isEqualTo(1);

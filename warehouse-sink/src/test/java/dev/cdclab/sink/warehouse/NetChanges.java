@@ -10,6 +10,7 @@ import dev.cdclab.change.RowImage;
 import dev.cdclab.change.Schemas;
 import dev.cdclab.change.SourcePosition;
 import dev.cdclab.change.StageTimes;
+import dev.cdclab.change.TableEvent;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -43,6 +44,57 @@ public final class NetChanges {
                 table, ITEMS, NetOperation.DELETE, id, null, List.of(), lsn, NetChangeMode.ALL);
     }
 
+    /** Columns of a table without a key: a name and a count, duplicates allowed. */
+    static final List<ColumnSpec> LOG =
+            List.of(
+                    new ColumnSpec("name", "STRING", false, true, null, null, "string", null),
+                    new ColumnSpec("n", "INT32", false, true, null, null, "int32", null));
+
+    /** A change of a table without a key, at {@code position}; null images where there are none. */
+    public static NetChange keyless(
+            String table, NetOperation op, ObjectNode before, ObjectNode after, String position) {
+        return new NetChange(
+                table,
+                op,
+                M.createObjectNode(),
+                after == null ? null : RowImage.of(after),
+                before == null ? null : RowImage.of(before),
+                List.of(),
+                Schemas.describe(LOG),
+                0,
+                10,
+                position,
+                position,
+                "1",
+                1_700_000_000_000L,
+                1,
+                false,
+                NetChangeMode.OFF,
+                new StageTimes(1, 2, 3, 4),
+                null);
+    }
+
+    public static NetChange keyless(
+            String table, NetOperation op, ObjectNode before, ObjectNode after, long lsn) {
+        return keyless(table, op, before, after, SourcePosition.postgres(lsn));
+    }
+
+    static ObjectNode logRow(String name, int n) {
+        return M.createObjectNode().put("name", name).put("n", n);
+    }
+
+    /** A {@code TRUNCATE} of the table at {@code lsn}. */
+    public static TableEvent truncate(String table, long lsn) {
+        return new TableEvent(
+                TableEvent.Kind.TRUNCATE,
+                table,
+                SourcePosition.postgres(lsn),
+                "1",
+                1_700_000_000_000L + lsn,
+                lsn * 10,
+                lsn * 10 + 10);
+    }
+
     static ObjectNode row(int id, String name, String note) {
         ObjectNode n = M.createObjectNode();
         n.put("id", id);
@@ -68,6 +120,7 @@ public final class NetChanges {
                 op,
                 key,
                 after == null ? null : RowImage.of(after),
+                null,
                 new ArrayList<>(unchanged),
                 Schemas.describe(columns),
                 lsn * 10,

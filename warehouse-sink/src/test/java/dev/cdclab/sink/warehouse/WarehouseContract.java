@@ -2,13 +2,17 @@ package dev.cdclab.sink.warehouse;
 
 import static dev.cdclab.sink.warehouse.NetChanges.M;
 import static dev.cdclab.sink.warehouse.NetChanges.delete;
+import static dev.cdclab.sink.warehouse.NetChanges.keyless;
+import static dev.cdclab.sink.warehouse.NetChanges.logRow;
 import static dev.cdclab.sink.warehouse.NetChanges.row;
+import static dev.cdclab.sink.warehouse.NetChanges.truncate;
 import static dev.cdclab.sink.warehouse.NetChanges.upsert;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cdclab.change.ColumnSpec;
+import dev.cdclab.change.IntervalRecord;
 import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetChangeMode;
 import dev.cdclab.change.NetOperation;
@@ -16,6 +20,7 @@ import dev.cdclab.change.RowImage;
 import dev.cdclab.change.Schemas;
 import dev.cdclab.change.SourcePosition;
 import dev.cdclab.change.StageTimes;
+import dev.cdclab.change.TableEvent;
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -76,6 +81,242 @@ abstract class WarehouseContract {
     private static String quoted(String t) {
         String[] p = t.split("\\.");
         return "\"" + p[0] + "\".\"" + p[1] + "\"";
+    }
+
+    /** The rows of a table without a key, as {@code name:n}, sorted, duplicates kept. */
+    private List<String> logRows(String t) throws Exception {
+        List<String> out = new ArrayList<>();
+        try (Connection c = writer.openReader();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery("SELECT name, n FROM " + quoted(t) + " ORDER BY name, n")) {
+            while (rs.next()) {
+                out.add(rs.getString(1) + ":" + rs.getInt(2));
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void aTruncateEmptiesTheTableAsOfItsPositionAndLaterChangesApplyAfterIt() throws Exception {
+        writer.apply(
+                List.of(upsert(table, 1, "a", null, 10), upsert(table, 2, "b", null, 11)), 100);
+        // one interval: 3 changed before the truncate, 1 re-inserted after it
+        writer.apply(
+                List.of(
+                        upsert(table, 3, "c", null, 12),
+                        truncate(table, 13),
+                        upsert(table, 1, "a again", null, 14)),
+                200);
+        assertThat(names()).isEqualTo(Map.of(1, "a again"));
+    }
+
+    @Test
+    void aReplayedTruncateNeverRemovesARowWrittenAfterIt() throws Exception {
+        writer.apply(List.of(upsert(table, 1, "a", null, 10)), 100);
+        List<IntervalRecord> interval =
+                List.of(truncate(table, 20), upsert(table, 2, "b", null, 21));
+        writer.apply(interval, 200);
+        writer.apply(List.of(upsert(table, 3, "c", null, 30)), 300);
+        // a crash replays the interval: the truncate at 20 must not touch 2 (21) or 3 (30)
+        writer.apply(interval, 200);
+        // nor may a replayed change from before the truncate come back
+        writer.apply(List.of(upsert(table, 1, "a", null, 10)), 100);
+        assertThat(names()).isEqualTo(Map.of(2, "b", 3, "c"));
+    }
+
+    @Test
+    void aTruncateRemovesRowsFromBeforeThePipeline() throws Exception {
+        writer.apply(List.of(upsert(table, 1, "a", null, 10)), 100);
+        try (Connection c = writer.openReader();
+                Statement s = c.createStatement()) {
+            // a row the pipeline did not write: no log position
+            s.execute("INSERT INTO " + quoted(table) + " (id, name) VALUES (9, 'loaded by hand')");
+        }
+        writer.apply(List.of(truncate(table, 20)), 200);
+        assertThat(names()).isEmpty();
+    }
+
+    @Test
+    void aTruncateWrittenAheadStillOrdersTheChangesAfterIt() throws Exception {
+        writer.apply(List.of(upsert(table, 1, "a", null, 10)), 100);
+        writer.write(List.of(truncate(table, 20), upsert(table, 2, "b", null, 21)));
+        writer.write(List.of(upsert(table, 3, "c", null, 22)));
+        writer.apply(List.of(upsert(table, 2, "b2", null, 23)), 200);
+        assertThat(names()).isEqualTo(Map.of(2, "b2", 3, "c"));
+    }
+
+    @Test
+    void aTruncateOfATableTheWarehouseNeverSawIsHarmless() throws Exception {
+        writer.apply(List.of(truncate(table, 20), upsert(table, 1, "a", null, 21)), 200);
+        assertThat(names()).isEqualTo(Map.of(1, "a"));
+    }
+
+    @Test
+    void rowsOfATableWithoutAKeyKeepTheirDuplicates() throws Exception {
+        writer.apply(
+                List.of(
+                        keyless(table, NetOperation.INSERT, null, logRow("a", 1), 10),
+                        keyless(table, NetOperation.INSERT, null, logRow("a", 1), 11),
+                        keyless(table, NetOperation.INSERT, null, logRow("b", 2), 12),
+                        keyless(table, NetOperation.INSERT, null, logRow("b", 2), 13)),
+                100);
+        List<IntervalRecord> second =
+                List.of(
+                        keyless(table, NetOperation.DELETE, logRow("a", 1), null, 20),
+                        keyless(table, NetOperation.UPDATE, logRow("b", 2), logRow("b", 3), 21),
+                        keyless(table, NetOperation.INSERT, null, logRow("c", 4), 22));
+        writer.apply(second, 200);
+        assertThat(logRows(table)).containsExactly("a:1", "b:2", "b:3", "c:4");
+        // a replay is a duplicate, not a second delete or update
+        writer.apply(second, 200);
+        assertThat(logRows(table)).containsExactly("a:1", "b:2", "b:3", "c:4");
+    }
+
+    @Test
+    void changesOfATableWithoutAKeyApplyInSourceOrderWhateverOrderTheyArriveIn() throws Exception {
+        writer.apply(
+                List.of(
+                        keyless(table, NetOperation.UPDATE, logRow("a", 1), logRow("a", 2), 11),
+                        keyless(table, NetOperation.INSERT, null, logRow("a", 1), 10),
+                        keyless(table, NetOperation.DELETE, logRow("a", 2), null, 12),
+                        keyless(table, NetOperation.INSERT, null, logRow("z", 9), 13)),
+                100);
+        assertThat(logRows(table)).containsExactly("z:9");
+    }
+
+    @Test
+    void manyRowsOfATableWithoutAKeySharingLogPositionsAndWrittenAheadAllArrive() throws Exception {
+        List<IntervalRecord> first = new ArrayList<>();
+        first.add(truncate(table, 9));
+        for (int i = 0; i < 3000; i++) {
+            // a COPY logs a page of rows as one record: 60 rows share each log position
+            String position = SourcePosition.withOffset(SourcePosition.postgres(10 + i / 60), i);
+            first.add(
+                    keyless(table, NetOperation.INSERT, null, logRow("r" + (i % 7), i), position));
+        }
+        writer.write(first.subList(0, 1200));
+        writer.write(first.subList(1200, 2500));
+        writer.apply(first.subList(2500, first.size()), 100);
+        assertThat(logRows(table)).hasSize(3000);
+        // the table gains a key: its next changes are merged by it
+        writer.apply(
+                List.of(
+                        NetChanges.change(
+                                table,
+                                List.of(
+                                        new ColumnSpec(
+                                                "name", "STRING", false, true, null, null, "string",
+                                                null),
+                                        new ColumnSpec(
+                                                "n", "INT32", true, false, null, null, "int32",
+                                                null)),
+                                NetOperation.UPDATE,
+                                5,
+                                logRow("changed", 5),
+                                List.of(),
+                                5000,
+                                NetChangeMode.ALL)),
+                200);
+        List<String> rows = logRows(table);
+        assertThat(rows).hasSize(3000).contains("changed:5").doesNotContain("r5:5");
+    }
+
+    @Test
+    void aTruncateOfATableWithoutAKeyEmptiesItAndTheChangesAfterItApply() throws Exception {
+        writer.apply(
+                List.of(
+                        keyless(table, NetOperation.INSERT, null, logRow("a", 1), 10),
+                        keyless(table, NetOperation.INSERT, null, logRow("a", 1), 11)),
+                100);
+        writer.apply(
+                List.of(
+                        keyless(table, NetOperation.INSERT, null, logRow("b", 1), 12),
+                        truncate(table, 13),
+                        keyless(table, NetOperation.INSERT, null, logRow("c", 1), 14)),
+                200);
+        assertThat(logRows(table)).containsExactly("c:1");
+    }
+
+    @Test
+    void aSnapshotOfATableWithoutAKeyReplacesAnInterruptedOne() throws Exception {
+        String p1 = SourcePosition.postgres(100);
+        List<IntervalRecord> first = new ArrayList<>();
+        first.add(snapshotStart(table, p1));
+        first.add(
+                keyless(
+                        table,
+                        NetOperation.INSERT,
+                        null,
+                        logRow("a", 1),
+                        SourcePosition.withOffset(p1, 5)));
+        first.add(
+                keyless(
+                        table,
+                        NetOperation.INSERT,
+                        null,
+                        logRow("a", 1),
+                        SourcePosition.withOffset(p1, 6)));
+        writer.apply(first, 100);
+        // replayed from the middle: the row at offset 6 is a duplicate
+        writer.apply(
+                List.of(
+                        keyless(
+                                table,
+                                NetOperation.INSERT,
+                                null,
+                                logRow("a", 1),
+                                SourcePosition.withOffset(p1, 6)),
+                        keyless(
+                                table,
+                                NetOperation.INSERT,
+                                null,
+                                logRow("b", 2),
+                                SourcePosition.withOffset(p1, 7))),
+                100);
+        assertThat(logRows(table)).containsExactly("a:1", "a:1", "b:2");
+        // the snapshot ran again, from a later position: it replaces everything
+        String p2 = SourcePosition.postgres(200);
+        writer.apply(
+                List.of(
+                        snapshotStart(table, p2),
+                        keyless(
+                                table,
+                                NetOperation.INSERT,
+                                null,
+                                logRow("a", 1),
+                                SourcePosition.withOffset(p2, 50)),
+                        keyless(
+                                table,
+                                NetOperation.INSERT,
+                                null,
+                                logRow("b", 2),
+                                SourcePosition.withOffset(p2, 51))),
+                200);
+        assertThat(logRows(table)).containsExactly("a:1", "b:2");
+    }
+
+    private static TableEvent snapshotStart(String table, String position) {
+        return new TableEvent(
+                TableEvent.Kind.SNAPSHOT,
+                table,
+                position + SourcePosition.OFFSET_SEPARATOR,
+                "1",
+                1_700_000_000_000L,
+                0,
+                10);
+    }
+
+    @Test
+    void skippedTruncatesMarkTheTableDiverged() throws Exception {
+        Target t = freshWarehouse();
+        try (WarehouseWriter skipping =
+                new WarehouseWriter(t.url(), t.user(), t.password(), true)) {
+            skipping.apply(List.of(upsert(table, 1, "a", null, 10)), 100);
+            skipping.apply(List.of(truncate(table, 20), upsert(table, 2, "b", null, 21)), 200);
+            assertThat(skipping.tableStates().get(TableName.of(table)).diverged())
+                    .contains("TRUNCATE at " + SourcePosition.postgres(20) + " not applied");
+        }
     }
 
     @Test
@@ -814,6 +1055,7 @@ abstract class WarehouseContract {
                 op,
                 key,
                 after == null ? null : RowImage.of(after),
+                null,
                 List.of(),
                 Schemas.describe(sqlServerColumns()),
                 0,

@@ -8,12 +8,13 @@ import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.transforms.predicates.Predicate;
 
 /**
- * A Kafka Connect predicate true for Debezium's {@code TRUNCATE} events ({@code op = "t"}), so that
- * {@code ExtractNewRecordState}, which drops them, can be told to let them pass whole ({@code
- * transforms.unwrap.predicate} with {@code negate=true}): the net-change app then sees the truncate
- * and stops on it instead of the warehouse diverging without a word.
+ * A Kafka Connect predicate true for the Debezium events the pipeline needs whole, so that {@code
+ * ExtractNewRecordState} is told to let them pass ({@code transforms.unwrap.predicate} with {@code
+ * negate=true}): {@code TRUNCATE} events ({@code op = "t"}), which that transform drops, and the
+ * changes of tables without a key (no record key), whose old image ({@code before}) is how the
+ * warehouse finds the row an update or delete changes.
  */
-public final class TruncateEventPredicate<R extends ConnectRecord<R>> implements Predicate<R> {
+public final class KeepEnvelopePredicate<R extends ConnectRecord<R>> implements Predicate<R> {
 
     @Override
     public ConfigDef config() {
@@ -26,7 +27,10 @@ public final class TruncateEventPredicate<R extends ConnectRecord<R>> implements
             return false;
         }
         Field op = value.schema().field("op");
-        return op != null && "t".equals(value.get(op));
+        if (op == null || value.schema().field("source") == null) {
+            return false;
+        }
+        return "t".equals(value.get(op)) || record.key() == null;
     }
 
     @Override

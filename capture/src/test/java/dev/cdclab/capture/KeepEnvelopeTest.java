@@ -14,21 +14,51 @@ import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.junit.jupiter.api.Test;
 
-/** TRUNCATE events pass the flattening transform whole, on clusters that have the predicate. */
-class TruncateDetectionTest {
+/**
+ * Truncates and changes of tables without a key pass the flattening transform whole, and events
+ * without a key get one naming their table, on clusters that have cdc-lab's plugins.
+ */
+class KeepEnvelopeTest {
+    private static final Schema SOURCE =
+            SchemaBuilder.struct().field("table", Schema.STRING_SCHEMA).build();
     private static final Schema ENVELOPE =
-            SchemaBuilder.struct().field("op", Schema.STRING_SCHEMA).build();
+            SchemaBuilder.struct()
+                    .field("op", Schema.STRING_SCHEMA)
+                    .field("source", SOURCE)
+                    .build();
+    private static final Schema KEY =
+            SchemaBuilder.struct().field("id", Schema.INT32_SCHEMA).build();
+
+    private static Struct envelope(String op) {
+        return new Struct(ENVELOPE)
+                .put("op", op)
+                .put("source", new Struct(SOURCE).put("table", "t"));
+    }
 
     private static SourceRecord record(Object value) {
+        return keyed(null, value);
+    }
+
+    private static SourceRecord keyed(Struct key, Object value) {
         return new SourceRecord(
-                Map.of(), Map.of(), "t", null, null, value == null ? null : ENVELOPE, value);
+                Map.of(),
+                Map.of(),
+                "cdclab.public.t",
+                null,
+                key == null ? null : KEY,
+                key,
+                value == null ? null : ENVELOPE,
+                value);
     }
 
     @Test
-    void thePredicateIsTrueForTruncateEventsOnly() {
-        TruncateEventPredicate<SourceRecord> p = new TruncateEventPredicate<>();
-        assertThat(p.test(record(new Struct(ENVELOPE).put("op", "t")))).isTrue();
-        assertThat(p.test(record(new Struct(ENVELOPE).put("op", "u")))).isFalse();
+    void thePredicateKeepsTruncatesAndKeylessChangesWhole() {
+        KeepEnvelopePredicate<SourceRecord> p = new KeepEnvelopePredicate<>();
+        Struct key = new Struct(KEY).put("id", 1);
+        assertThat(p.test(record(envelope("t")))).isTrue();
+        assertThat(p.test(record(envelope("u")))).as("no key: the old image is needed").isTrue();
+        assertThat(p.test(keyed(key, envelope("u")))).isFalse();
+        assertThat(p.test(keyed(key, envelope("t")))).isTrue();
         assertThat(p.test(record(null))).isFalse();
         Schema flat = SchemaBuilder.struct().field("id", Schema.INT32_SCHEMA).build();
         assertThat(
@@ -43,14 +73,28 @@ class TruncateDetectionTest {
     }
 
     @Test
-    void flatEventsLetTruncatesPassTheUnwrapTransform() {
+    void eventsWithoutAKeyGetOneNamingTheirTable() {
+        KeylessEventKey<SourceRecord> t = new KeylessEventKey<>();
+        SourceRecord in = record(envelope("c"));
+        SourceRecord out = t.apply(in);
+        assertThat(out.key()).isInstanceOf(Struct.class);
+        assertThat(((Struct) out.key()).getString("__cdclab_table")).isEqualTo("cdclab.public.t");
+        assertThat(out.value()).isSameAs(in.value());
+        SourceRecord keyed = keyed(new Struct(KEY).put("id", 1), envelope("c"));
+        assertThat(t.apply(keyed)).isSameAs(keyed);
+    }
+
+    @Test
+    void flatEventsLetTruncatesAndKeylessChangesPassTheUnwrapTransform() {
         Map<String, String> m =
                 DebeziumConnectorConfig.of(CaptureConfig.of(Map.of("source.password", "pw")));
         assertThat(m)
                 .containsEntry("skipped.operations", "none")
-                .containsEntry("transforms.unwrap.predicate", "truncate")
+                .containsEntry("transforms", "unwrap,keyless,route")
+                .containsEntry("transforms.unwrap.predicate", "envelope")
                 .containsEntry("transforms.unwrap.negate", "true")
-                .containsEntry("predicates.truncate.type", TruncateEventPredicate.class.getName());
+                .containsEntry("predicates.envelope.type", KeepEnvelopePredicate.class.getName())
+                .containsEntry("transforms.keyless.type", KeylessEventKey.class.getName());
     }
 
     @Test
@@ -63,9 +107,9 @@ class TruncateDetectionTest {
                     String body =
                             new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
                     String reply =
-                            body.contains("predicates.truncate.type")
+                            body.contains("predicates.envelope.type")
                                     ? "{\"configs\":[{\"value\":{\"name\":"
-                                            + "\"predicates.truncate.type\",\"errors\":"
+                                            + "\"predicates.envelope.type\",\"errors\":"
                                             + "[\"Class not found\"]}}]}"
                                     : "{\"configs\":[]}";
                     byte[] b = reply.getBytes(StandardCharsets.UTF_8);
@@ -85,9 +129,11 @@ class TruncateDetectionTest {
             assertThat(fitted.config())
                     .doesNotContainKeys(
                             "predicates",
-                            "predicates.truncate.type",
+                            "predicates.envelope.type",
+                            "transforms.keyless.type",
                             "transforms.unwrap.predicate",
                             "transforms.unwrap.negate")
+                    .containsEntry("transforms", "unwrap,route")
                     .containsEntry(
                             "transforms.unwrap.type",
                             "io.debezium.transforms.ExtractNewRecordState");

@@ -1,0 +1,18 @@
+package dev.cdclab.change;
+
+/**
+ * Fields the capture stage adds to change-event keys, which the net-change app removes again: they
+ * place events on partitions and are not columns.
+ */
+public final class ChangeKeyFields {
+    /** Added by Debezium's {@code ToLogicalTopicRouter} to keep keys of routed tables apart. */
+    public static final String ROUTER = "__dbz__sourceIdentifier";
+
+    /**
+     * The only field of the key cdc-lab gives events Debezium sends without one (tables without a
+     * key, truncates): the table's topic, so all of a table's such events share a partition.
+     */
+    public static final String KEYLESS_TABLE = "__cdclab_table";
+
+    private ChangeKeyFields() {}
+}

@@ -1,0 +1,52 @@
+package dev.cdclab.change;
+
+import java.util.Locale;
+
+/**
+ * Something that happened to a whole table at one source position: the warehouse applies it in
+ * source order with the table's row changes, inside its interval's transaction.
+ *
+ * @param kind what happened
+ * @param table captured table, {@code schema.table}
+ * @param position source log position, in {@link SourcePosition}'s sortable form
+ * @param transaction source transaction
+ * @param commitMs source commit time
+ * @param intervalStartMs start of the interval (inclusive), source commit time
+ * @param intervalEndMs end of the interval (exclusive), source commit time
+ */
+public record TableEvent(
+        Kind kind,
+        String table,
+        String position,
+        String transaction,
+        long commitMs,
+        long intervalStartMs,
+        long intervalEndMs)
+        implements IntervalRecord {
+
+    /** What happened to the table. */
+    public enum Kind {
+        /** {@code TRUNCATE}: every row written before the position is gone. */
+        TRUNCATE,
+        /**
+         * The initial snapshot of a table without a key starts: it replaces every row written
+         * before the position (a snapshot read again after a crash must not add its rows twice).
+         */
+        SNAPSHOT;
+
+        /** The name in the record format. */
+        public String code() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        /** The kind a record names. */
+        public static Kind ofCode(String code) {
+            for (Kind k : values()) {
+                if (k.code().equals(code)) {
+                    return k;
+                }
+            }
+            throw new MalformedRecordException("unknown table event '" + code + "'");
+        }
+    }
+}
