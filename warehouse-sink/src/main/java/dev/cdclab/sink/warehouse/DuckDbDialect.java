@@ -5,6 +5,7 @@ import static dev.cdclab.sink.warehouse.MergeSql.quote;
 import dev.cdclab.change.ColumnSpec;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.HashMap;
@@ -165,7 +166,34 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
     }
 
     @Override
-    public long merge(Connection c, TableName t, List<ColumnSpec> columns, List<StagedRow> rows)
+    protected boolean castsInPlace(Connection c, TableName t, String column, String type)
+            throws SQLException {
+        String q = quote(column);
+        try (Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT count(*) FROM "
+                                        + MergeSql.qualified(t)
+                                        + " WHERE "
+                                        + q
+                                        + " IS NOT NULL AND TRY_CAST("
+                                        + q
+                                        + " AS "
+                                        + type
+                                        + ") IS NULL")) {
+            rs.next();
+            return rs.getLong(1) == 0;
+        }
+    }
+
+    /** Columns the source no longer has are NULL in rows written: the rows are written whole. */
+    @Override
+    public long merge(
+            Connection c,
+            TableName t,
+            List<ColumnSpec> columns,
+            List<String> warehouseOnly,
+            List<StagedRow> rows)
             throws SQLException {
         String signature = signature(t, columns);
         String stage = stages.get(signature);

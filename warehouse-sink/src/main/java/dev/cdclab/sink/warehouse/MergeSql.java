@@ -33,7 +33,12 @@ final class MergeSql {
      * keys deleted at a newer position (tombstones) are skipped, unchanged columns keep their
      * value.
      */
-    static String merge(TableName target, String stage, List<ColumnSpec> columns, Caster caster) {
+    static String merge(
+            TableName target,
+            String stage,
+            List<ColumnSpec> columns,
+            List<String> warehouseOnly,
+            Caster caster) {
         List<ColumnSpec> keys = columns.stream().filter(ColumnSpec::key).toList();
         String on =
                 keys.stream()
@@ -65,6 +70,9 @@ final class MergeSql {
                                         })
                                 .collect(Collectors.joining(", "))
                         + (columns.stream().anyMatch(c -> !c.key()) ? ", " : "")
+                        + warehouseOnly.stream()
+                                .map(name -> quote(name) + " = NULL, ")
+                                .collect(Collectors.joining())
                         + "_cdc_lsn = s._lsn, _cdc_commit_ms = s._commit_ms";
         String insertCols = rowColumns(columns);
         String insertVals = rowValues(columns, caster);

@@ -223,10 +223,57 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
         stages.clear();
     }
 
+    /** PostgreSQL has no TRY_CAST: the cast is tried, and undone when it fails. */
     @Override
-    public long merge(Connection c, TableName t, List<ColumnSpec> columns, List<StagedRow> rows)
+    protected boolean castsInPlace(Connection c, TableName t, String column, String type)
             throws SQLException {
-        String signature = signature(t, columns);
+        Savepoint sp = c.setSavepoint();
+        try (Statement s = c.createStatement()) {
+            s.execute(
+                    "SELECT count(CAST("
+                            + quote(column)
+                            + " AS "
+                            + type
+                            + ")) FROM "
+                            + MergeSql.qualified(t));
+            c.releaseSavepoint(sp);
+            return true;
+        } catch (SQLException e) {
+            c.rollback(sp);
+            return false;
+        }
+    }
+
+    /** PostgreSQL's catalog spelling, with precision and scale ({@code numeric(10,2)}). */
+    @Override
+    public Map<String, String> existingColumns(Connection c, TableName t) throws SQLException {
+        Map<String, String> cols = new java.util.LinkedHashMap<>();
+        try (PreparedStatement ps =
+                c.prepareStatement(
+                        "SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a"
+                                + " JOIN pg_class r ON r.oid = a.attrelid JOIN pg_namespace n ON"
+                                + " n.oid = r.relnamespace WHERE n.nspname = ? AND r.relname = ?"
+                                + " AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum")) {
+            ps.setString(1, t.schema());
+            ps.setString(2, t.table());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    cols.put(rs.getString(1), rs.getString(2));
+                }
+            }
+        }
+        return cols;
+    }
+
+    @Override
+    public long merge(
+            Connection c,
+            TableName t,
+            List<ColumnSpec> columns,
+            List<String> warehouseOnly,
+            List<StagedRow> rows)
+            throws SQLException {
+        String signature = signature(t, columns) + "|" + String.join(",", warehouseOnly);
         String stage = stages.get(signature);
         try (Statement s = c.createStatement()) {
             if (stage == null) {
@@ -241,7 +288,7 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
                                         .collect(Collectors.joining(", "))
                                 + ") ON COMMIT DELETE ROWS");
                 stages.put(signature, stage);
-                merges.put(signature, MergeSql.merge(t, stage, columns, this::cast));
+                merges.put(signature, MergeSql.merge(t, stage, columns, warehouseOnly, this::cast));
             }
             StringBuilder csv = new StringBuilder(rows.size() * 128);
             for (StagedRow r : rows) {

@@ -280,6 +280,72 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
     }
 
     @Override
+    public boolean sameType(String existing, String wanted) {
+        return normalizedType(existing).equals(normalizedType(wanted));
+    }
+
+    /** A type name in one spelling: upper case, the SQL standard's long names shortened. */
+    static String normalizedType(String type) {
+        String t = type.trim().toUpperCase(java.util.Locale.ROOT).replace(", ", ",");
+        t =
+                t.replace("TIMESTAMP WITHOUT TIME ZONE", "TIMESTAMP")
+                        .replace("TIMESTAMP WITH TIME ZONE", "TIMESTAMPTZ")
+                        .replace("TIME WITHOUT TIME ZONE", "TIME")
+                        .replace("TIME WITH TIME ZONE", "TIMETZ")
+                        .replace("CHARACTER VARYING", "VARCHAR");
+        // every text type holds what the sink writes as text
+        return t.matches("(VARCHAR|TEXT|CHARACTER|CHAR|BPCHAR)(\\(\\d+\\))?") ? "TEXT" : t;
+    }
+
+    /** True when every non-NULL value of the column casts to {@code type}; DuckDB can tell. */
+    protected abstract boolean castsInPlace(Connection c, TableName t, String column, String type)
+            throws SQLException;
+
+    @Override
+    public String changeColumnType(Connection c, TableName t, ColumnSpec col, String oldType)
+            throws SQLException {
+        String type = sqlType(ColumnKind.of(col), col);
+        String q = MergeSql.quote(col.name());
+        try (Statement s = c.createStatement()) {
+            if (castsInPlace(c, t, col.name(), type)) {
+                s.execute(
+                        "ALTER TABLE "
+                                + MergeSql.qualified(t)
+                                + " ALTER COLUMN "
+                                + q
+                                + " TYPE "
+                                + type
+                                + " USING CAST("
+                                + q
+                                + " AS "
+                                + type
+                                + ")");
+                return null;
+            }
+            String aside =
+                    col.name()
+                            + "__was_"
+                            + normalizedType(oldType)
+                                    .toLowerCase(java.util.Locale.ROOT)
+                                    .replaceAll("[^a-z0-9]+", "_");
+            Map<String, String> existing = existingColumns(c, t);
+            String name = aside;
+            for (int i = 2; existing.containsKey(name); i++) {
+                name = aside + "_" + i;
+            }
+            s.execute(
+                    "ALTER TABLE "
+                            + MergeSql.qualified(t)
+                            + " RENAME COLUMN "
+                            + q
+                            + " TO "
+                            + MergeSql.quote(name));
+            s.execute("ALTER TABLE " + MergeSql.qualified(t) + " ADD COLUMN " + q + " " + type);
+            return name;
+        }
+    }
+
+    @Override
     public Map<String, String> existingColumns(Connection c, TableName t) throws SQLException {
         Map<String, String> cols = new LinkedHashMap<>();
         try (PreparedStatement ps =
@@ -355,12 +421,19 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
                 : " DEFAULT CAST('" + text.replace("'", "''") + "' AS " + sqlType(kind, col) + ")";
     }
 
-    /** Identity of a table's staging layout: names, key flags and kinds of its columns. */
-    protected static String signature(TableName t, List<ColumnSpec> columns) {
+    /**
+     * Identity of a table's staging layout: names, key flags and warehouse types of its columns.
+     */
+    protected String signature(TableName t, List<ColumnSpec> columns) {
         return t
                 + "|"
                 + columns.stream()
-                        .map(col -> col.name() + (col.key() ? "*" : "") + ":" + ColumnKind.of(col))
+                        .map(
+                                col ->
+                                        col.name()
+                                                + (col.key() ? "*" : "")
+                                                + ":"
+                                                + sqlType(ColumnKind.of(col), col))
                         .collect(Collectors.joining(","));
     }
 }

@@ -38,9 +38,32 @@ public interface WarehouseDialect {
     /**
      * Stages the rows and merges them into the table in the current transaction: deletes remove the
      * row, other rows are upserted, and a row is only touched when its log position is newer than
-     * the stored one (or than the key's tombstone). Returns how many warehouse rows were written.
+     * the stored one (or than the key's tombstone). Columns the warehouse table has and the source
+     * no longer does ({@code warehouseOnly}) hold NULL in every row written. Returns how many
+     * warehouse rows were written.
      */
-    long merge(Connection c, TableName table, List<ColumnSpec> columns, List<StagedRow> rows)
+    long merge(
+            Connection c,
+            TableName table,
+            List<ColumnSpec> columns,
+            List<String> warehouseOnly,
+            List<StagedRow> rows)
+            throws SQLException;
+
+    /**
+     * True when a warehouse column of type {@code existing}, as the catalog spells it, is the type
+     * {@link #sqlType} spells {@code wanted}.
+     */
+    boolean sameType(String existing, String wanted);
+
+    /**
+     * The source column's type changed: the warehouse column takes the new one. Its values are cast
+     * in place when every one casts; otherwise the old column is kept, renamed {@code
+     * <name>__was_<old type>}, and a new one added.
+     *
+     * @return the name the old values are kept under, or null when they were cast in place
+     */
+    String changeColumnType(Connection c, TableName table, ColumnSpec column, String oldType)
             throws SQLException;
 
     /**

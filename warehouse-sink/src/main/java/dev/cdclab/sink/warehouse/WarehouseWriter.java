@@ -306,6 +306,26 @@ public final class WarehouseWriter implements AutoCloseable {
         return written;
     }
 
+    /**
+     * Columns of the warehouse table the source's column list no longer has (dropped, or kept aside
+     * after a type change): NULL in the rows written from now on.
+     */
+    private List<String> warehouseOnly(TableName table, List<ColumnSpec> columns) {
+        Map<String, String> existing = knownColumns.get(table);
+        if (existing == null || existing.size() <= columns.size() + 2) {
+            return List.of();
+        }
+        Set<String> names = new HashSet<>();
+        columns.forEach(c -> names.add(c.name()));
+        List<String> out = new ArrayList<>();
+        for (String col : existing.keySet()) {
+            if (!names.contains(col) && !col.equals("_cdc_lsn") && !col.equals("_cdc_commit_ms")) {
+                out.add(col);
+            }
+        }
+        return out;
+    }
+
     private TableState state(TableName table) throws SQLException {
         TableState s = tableStates.get(table);
         if (s == null) {
@@ -402,7 +422,9 @@ public final class WarehouseWriter implements AutoCloseable {
                 for (NetChange c : group) {
                     rows.add(stage(c, columns));
                 }
-                written += dialect.merge(connection, table, columns, rows);
+                written +=
+                        dialect.merge(
+                                connection, table, columns, warehouseOnly(table, columns), rows);
             }
         }
         return written;
@@ -448,10 +470,35 @@ public final class WarehouseWriter implements AutoCloseable {
             knownColumns.put(table, existing);
         }
         for (ColumnSpec col : columns) {
-            if (!existing.containsKey(col.name())) {
+            String wanted = dialect.sqlType(ColumnKind.of(col), col);
+            String have = existing.get(col.name());
+            if (have == null) {
                 dialect.addColumn(connection, table, col);
-                existing.put(col.name(), dialect.sqlType(ColumnKind.of(col), col));
+                existing.put(col.name(), wanted);
                 LOG.info("Added column {} to warehouse table {}", col.name(), table);
+            } else if (!dialect.sameType(have, wanted)) {
+                String aside = dialect.changeColumnType(connection, table, col, have);
+                existing.put(col.name(), wanted);
+                if (aside == null) {
+                    LOG.info(
+                            "Column {} of warehouse table {} changed type: {} to {}",
+                            col.name(),
+                            table,
+                            have,
+                            wanted);
+                } else {
+                    existing.put(aside, have);
+                    LOG.warn(
+                            "Column {} of warehouse table {} changed type from {} to {}, and not"
+                                    + " every value casts: the old values are kept in column {},"
+                                    + " and rows not written since hold NULL in {}",
+                            col.name(),
+                            table,
+                            have,
+                            wanted,
+                            aside,
+                            col.name());
+                }
             }
         }
         Set<String> keys = new HashSet<>();
