@@ -107,15 +107,15 @@ public final class PostgresCapture implements CaptureSource {
         // own creation does not set
         m.put("publication.autocreate.mode", "disabled");
         m.put("schema.include.list", DebeziumConnectorConfig.schemaList(config));
-        if (!partitions.isEmpty()) {
-            // a snapshot reads a partitioned table through its root; reading the partitions too
-            // would give every row twice, under their names
-            m.put(
-                    "table.exclude.list",
-                    partitions.stream()
-                            .map(java.util.regex.Pattern::quote)
-                            .collect(java.util.stream.Collectors.joining(",")));
-        }
+        // a snapshot reads a partitioned table through its root, and reading the partitions too
+        // would give every row twice, under their names; the name map serves the DDL log only
+        List<String> excluded = new ArrayList<>(partitions);
+        excluded.add(TABLE_NAMES);
+        m.put(
+                "table.exclude.list",
+                excluded.stream()
+                        .map(java.util.regex.Pattern::quote)
+                        .collect(java.util.stream.Collectors.joining(",")));
         // precision and scale of decimals (sent as strings) need the source type; every other
         // type is told by its Connect type and Debezium's semantic name, so keep events small
         m.put("datatype.propagate.source.type", ".+\\.numeric,.+\\.decimal,.+\\.money");
@@ -294,10 +294,10 @@ public final class PostgresCapture implements CaptureSource {
                     s.execute("ALTER TABLE " + t + " REPLICA IDENTITY FULL");
                     keylessTables.put(t, "REPLICA IDENTITY FULL, set by cdc-lab");
                 }
-                installKeylessTrigger(c, s);
             } else if (policy == CaptureConfig.KeylessTables.EXCLUDE) {
                 keyless.forEach(t -> keylessTables.put(t, "not captured (keyless.tables=exclude)"));
             }
+            installDdlTriggers(s, policy == CaptureConfig.KeylessTables.FULL);
             String role = config.get(CaptureConfig.CAPTURE_ROLE);
             if (role != null) {
                 prepareRole(s, role);
@@ -349,12 +349,15 @@ public final class PostgresCapture implements CaptureSource {
     }
 
     /**
-     * An event trigger that gives tables created or altered later without a key {@code REPLICA
-     * IDENTITY FULL}, in the statement's own transaction, so the publication never makes the
-     * application's UPDATE or DELETE fail. Event triggers need a superuser; without one, a warning
+     * Event triggers, in the DDL statement's own transaction: with {@code keyless.tables=full},
+     * tables created or altered later without a key get {@code REPLICA IDENTITY FULL}, so the
+     * publication never makes the application's UPDATE or DELETE fail; and every rename or drop of
+     * a table in the captured schemas is logged to {@link #DDL_TABLE}, which is captured, so the
+     * warehouse follows it at its position. A map of table oids to names ({@link #TABLE_NAMES}, not
+     * captured) tells a rename's old name. Event triggers need a superuser; without one, a warning
      * says what remains to do by hand.
      */
-    private void installKeylessTrigger(Connection c, Statement s) throws SQLException {
+    private void installDdlTriggers(Statement s, boolean keylessFull) throws SQLException {
         boolean superuser;
         try (ResultSet rs =
                 s.executeQuery("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")) {
@@ -362,46 +365,104 @@ public final class PostgresCapture implements CaptureSource {
         }
         if (!superuser) {
             LOG.warn(
-                    "{} is not a superuser, so no event trigger gives tables created later without"
-                            + " a key REPLICA IDENTITY FULL: give them one before they are"
-                            + " updated",
+                    "{} is not a superuser, so no event trigger follows DDL: tables created later"
+                            + " without a key need REPLICA IDENTITY FULL before they are updated,"
+                            + " and a renamed or dropped table is not followed in the warehouse",
                     config.user());
             return;
         }
+        String lab = CaptureConfig.LAB_SCHEMA;
         String schemas =
                 config.schemas().stream()
                         .map(x -> "'" + x.replace("'", "''") + "'")
                         .collect(java.util.stream.Collectors.joining(", "));
         s.execute(
-                "CREATE OR REPLACE FUNCTION "
-                        + CaptureConfig.LAB_SCHEMA
-                        + "."
-                        + KEYLESS_FUNCTION
-                        + "() RETURNS event_trigger LANGUAGE plpgsql AS $$ DECLARE r record; BEGIN"
-                        + " FOR r IN SELECT format('%I.%I', n.nspname, c.relname) AS t FROM"
-                        + " pg_event_trigger_ddl_commands() d JOIN pg_class c ON c.oid = d.objid"
-                        + " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE d.classid ="
-                        + " 'pg_class'::regclass AND c.relkind IN ('r', 'p') AND n.nspname IN ("
+                "CREATE TABLE IF NOT EXISTS "
+                        + DDL_TABLE
+                        + " (id BIGSERIAL PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL,"
+                        + " new_name TEXT, at TIMESTAMPTZ NOT NULL DEFAULT now())");
+        s.execute(
+                "CREATE TABLE IF NOT EXISTS "
+                        + TABLE_NAMES
+                        + " (relid OID PRIMARY KEY, name TEXT NOT NULL)");
+        s.execute(
+                "INSERT INTO "
+                        + TABLE_NAMES
+                        + " SELECT c.oid, n.nspname || '.' || c.relname FROM pg_class c JOIN"
+                        + " pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p')"
+                        + " AND n.nspname IN ("
                         + schemas
-                        + ") AND c.relreplident = 'd' AND NOT EXISTS (SELECT 1 FROM pg_index i"
-                        + " WHERE i.indrelid = c.oid AND i.indisprimary) LOOP EXECUTE"
-                        + " format('ALTER TABLE %s REPLICA IDENTITY FULL', r.t); END LOOP; END $$");
-        s.execute("DROP EVENT TRIGGER IF EXISTS " + KEYLESS_TRIGGER);
+                        + ") ON CONFLICT (relid) DO UPDATE SET name = EXCLUDED.name");
+        String keyless =
+                keylessFull
+                        ? " IF r.relreplident = 'd' AND NOT EXISTS (SELECT 1 FROM pg_index i WHERE"
+                                + " i.indrelid = r.objid AND i.indisprimary) THEN EXECUTE"
+                                + " format('ALTER TABLE %I.%I REPLICA IDENTITY FULL', r.nspname,"
+                                + " r.relname); END IF;"
+                        : "";
+        s.execute(
+                "CREATE OR REPLACE FUNCTION "
+                        + lab
+                        + ".capture_ddl() RETURNS event_trigger LANGUAGE plpgsql AS $$ DECLARE r"
+                        + " record; old text; nm text; BEGIN FOR r IN SELECT d.objid, c.relname,"
+                        + " c.relreplident, n.nspname FROM pg_event_trigger_ddl_commands() d JOIN"
+                        + " pg_class c ON c.oid = d.objid JOIN pg_namespace n ON n.oid ="
+                        + " c.relnamespace WHERE d.classid = 'pg_class'::regclass AND c.relkind IN"
+                        + " ('r', 'p') AND n.nspname IN ("
+                        + schemas
+                        + ") LOOP"
+                        + keyless
+                        + " nm := r.nspname || '.' || r.relname; SELECT name INTO old FROM "
+                        + TABLE_NAMES
+                        + " WHERE relid = r.objid; IF old IS NULL THEN INSERT INTO "
+                        + TABLE_NAMES
+                        + " VALUES (r.objid, nm); ELSIF old <> nm THEN INSERT INTO "
+                        + DDL_TABLE
+                        + " (kind, name, new_name) VALUES ('rename', old, nm); UPDATE "
+                        + TABLE_NAMES
+                        + " SET name = nm WHERE relid = r.objid; END IF; END LOOP; END $$");
+        s.execute(
+                "CREATE OR REPLACE FUNCTION "
+                        + lab
+                        + ".capture_drop() RETURNS event_trigger LANGUAGE plpgsql AS $$ DECLARE r"
+                        + " record; BEGIN FOR r IN SELECT o.objid, o.schema_name, o.object_name"
+                        + " FROM pg_event_trigger_dropped_objects() o WHERE o.classid ="
+                        + " 'pg_class'::regclass AND o.object_type = 'table' AND NOT"
+                        + " o.is_temporary AND o.schema_name IN ("
+                        + schemas
+                        + ") LOOP INSERT INTO "
+                        + DDL_TABLE
+                        + " (kind, name) VALUES ('drop', r.schema_name || '.' || r.object_name);"
+                        + " DELETE FROM "
+                        + TABLE_NAMES
+                        + " WHERE relid = r.objid; END LOOP; END $$");
+        s.execute("DROP EVENT TRIGGER IF EXISTS " + DDL_TRIGGER);
+        s.execute("DROP EVENT TRIGGER IF EXISTS " + DROP_TRIGGER);
         s.execute(
                 "CREATE EVENT TRIGGER "
-                        + KEYLESS_TRIGGER
+                        + DDL_TRIGGER
                         + " ON ddl_command_end WHEN TAG IN ('CREATE TABLE', 'CREATE TABLE AS',"
                         + " 'SELECT INTO', 'ALTER TABLE') EXECUTE FUNCTION "
-                        + CaptureConfig.LAB_SCHEMA
-                        + "."
-                        + KEYLESS_FUNCTION
-                        + "()");
-        keylessTrigger = true;
+                        + lab
+                        + ".capture_ddl()");
+        s.execute(
+                "CREATE EVENT TRIGGER "
+                        + DROP_TRIGGER
+                        + " ON sql_drop WHEN TAG IN ('DROP TABLE') EXECUTE FUNCTION "
+                        + lab
+                        + ".capture_drop()");
+        ddlTriggers = true;
     }
 
-    private static final String KEYLESS_FUNCTION = "keyless_replica_identity";
-    private static final String KEYLESS_TRIGGER = "cdc_lab_keyless_replica_identity";
-    private boolean keylessTrigger;
+    /** The captured log of table renames and drops. */
+    public static final String DDL_TABLE = CaptureConfig.LAB_SCHEMA + ".ddl_events";
+
+    /** Table oids to names, for telling a rename's old name; not captured. */
+    static final String TABLE_NAMES = CaptureConfig.LAB_SCHEMA + ".table_names";
+
+    private static final String DDL_TRIGGER = "cdc_lab_capture_ddl";
+    private static final String DROP_TRIGGER = "cdc_lab_capture_drop";
+    private boolean ddlTriggers;
 
     private static boolean publicationExists(Statement s, String publication) throws SQLException {
         try (ResultSet rs =
@@ -444,6 +505,7 @@ public final class PostgresCapture implements CaptureSource {
                 }
             }
             keyed.add(DebeziumConnectorConfig.HEARTBEAT_TABLE);
+            keyed.add(DDL_TABLE);
             tables = "FOR TABLE " + String.join(", ", keyed);
         } else {
             tables = "FOR ALL TABLES";
@@ -578,13 +640,14 @@ public final class PostgresCapture implements CaptureSource {
     public void removeCapture(Duration wait) {
         dropSlot(config.get(CaptureConfig.SLOT), wait);
         dropPublication(config.get(CaptureConfig.PUBLICATION));
-        if (keylessTrigger) {
+        if (ddlTriggers) {
             try (Connection c = connect();
                     Statement s = c.createStatement()) {
-                s.execute("DROP EVENT TRIGGER IF EXISTS " + KEYLESS_TRIGGER);
+                s.execute("DROP EVENT TRIGGER IF EXISTS " + DDL_TRIGGER);
+                s.execute("DROP EVENT TRIGGER IF EXISTS " + DROP_TRIGGER);
             } catch (SQLException e) {
                 throw new IllegalStateException(
-                        "cannot drop event trigger " + KEYLESS_TRIGGER + ": " + e.getMessage(), e);
+                        "cannot drop cdc-lab's event triggers: " + e.getMessage(), e);
             }
         }
     }

@@ -84,6 +84,9 @@ public final class NetChangeCodec {
                 g.writeNumberField("start_ms", e.intervalStartMs());
                 g.writeNumberField("end_ms", e.intervalEndMs());
                 g.writeEndObject();
+                if (e.newName() != null) {
+                    g.writeStringField("new_name", e.newName());
+                }
                 g.writeEndObject();
                 g.writeEndObject();
             } else if (record instanceof IntervalMarker m) {
@@ -188,7 +191,8 @@ public final class NetChangeCodec {
                                 e.path("transaction").asText(""),
                                 required(e, "commit_ms").asLong(),
                                 required(interval, "start_ms").asLong(),
-                                required(interval, "end_ms").asLong());
+                                required(interval, "end_ms").asLong(),
+                                e.hasNonNull("new_name") ? e.get("new_name").asText() : null);
                     }
                     case "after" -> f.after = image(p, t, value, "after");
                     case "before" -> f.before = image(p, t, value, "before");

@@ -13,6 +13,7 @@ import java.util.Locale;
  * @param commitMs source commit time
  * @param intervalStartMs start of the interval (inclusive), source commit time
  * @param intervalEndMs end of the interval (exclusive), source commit time
+ * @param newName the table's name after a {@link Kind#RENAME}, {@code schema.table}; null otherwise
  */
 public record TableEvent(
         Kind kind,
@@ -21,8 +22,21 @@ public record TableEvent(
         String transaction,
         long commitMs,
         long intervalStartMs,
-        long intervalEndMs)
+        long intervalEndMs,
+        String newName)
         implements IntervalRecord {
+
+    /** An event that renames nothing. */
+    public TableEvent(
+            Kind kind,
+            String table,
+            String position,
+            String transaction,
+            long commitMs,
+            long intervalStartMs,
+            long intervalEndMs) {
+        this(kind, table, position, transaction, commitMs, intervalStartMs, intervalEndMs, null);
+    }
 
     /** What happened to the table. */
     public enum Kind {
@@ -32,7 +46,22 @@ public record TableEvent(
          * The initial snapshot of a table without a key starts: it replaces every row written
          * before the position (a snapshot read again after a crash must not add its rows twice).
          */
-        SNAPSHOT;
+        SNAPSHOT,
+        /**
+         * {@code ALTER TABLE ... RENAME}: the changes before the position belong to the old name,
+         * those after it to {@link TableEvent#newName()}.
+         */
+        RENAME,
+        /**
+         * {@code DROP TABLE}: the table as it was is kept aside, marked; a table created later
+         * under the same name starts empty.
+         */
+        DROP;
+
+        /** True for an event that changes what a table name refers to. */
+        public boolean structural() {
+            return this == RENAME || this == DROP;
+        }
 
         /** The name in the record format. */
         public String code() {

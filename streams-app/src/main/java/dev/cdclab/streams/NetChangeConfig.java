@@ -173,6 +173,14 @@ public final class NetChangeConfig {
                             "Source table whose updates (one row per partition) only advance the"
                                     + " watermark; never folded or written to the warehouse.")
                     .build();
+    public static final ConfigOption<String> DDL_TABLE =
+            stringOption("ddl.table")
+                    .defaultValue("cdc_lab.ddl_events")
+                    .description(
+                            "Source table where cdc-lab's event triggers log table renames and"
+                                    + " drops; its inserts become table events the warehouse"
+                                    + " follows, and it is never written to the warehouse.")
+                    .build();
     public static final ConfigOption<Boolean> CREATE_TOPICS =
             booleanOption("create.topics")
                     .defaultValue(true)
@@ -202,6 +210,7 @@ public final class NetChangeConfig {
                     PLACEHOLDER,
                     GENERATOR_COLUMN,
                     HEARTBEAT_TABLE,
+                    DDL_TABLE,
                     CREATE_TOPICS);
 
     private final Configuration config;

@@ -34,7 +34,7 @@ public record TableResult(
     public java.util.Map<String, Object> asMap() {
         java.util.Map<String, Object> r = new java.util.LinkedHashMap<>();
         r.put("table", table);
-        r.put("matches", matches());
+        r.put("matches", skipped == null ? matches() : null);
         r.put("source_rows", sourceRows);
         r.put("warehouse_rows", warehouseRows);
         r.put("source_checksum", sourceChecksum);

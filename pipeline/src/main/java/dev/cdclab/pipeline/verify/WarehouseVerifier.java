@@ -89,11 +89,15 @@ public final class WarehouseVerifier {
             }
             for (TableName table : warehouseTables(wh, schemas)) {
                 if (!sourceTables.contains(table)) {
+                    String why = diverged.get(table);
                     results.add(
                             TableResult.skipped(
                                     table.toString(),
-                                    "only in the warehouse (dropped or renamed at the source):"
-                                            + " kept as it was"));
+                                    why != null
+                                            ? why
+                                            : "only in the warehouse (dropped or renamed at the"
+                                                    + " source while its DDL was not followed):"
+                                                    + " kept as it was"));
                 }
             }
         }

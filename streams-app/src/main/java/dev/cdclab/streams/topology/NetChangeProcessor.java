@@ -1,5 +1,6 @@
 package dev.cdclab.streams.topology;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.cdclab.change.IntervalMarker;
 import dev.cdclab.change.MalformedRecordException;
 import dev.cdclab.change.NetChange;
@@ -56,6 +57,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     private static final int OVERFLOW_CHUNK = 2000;
 
     private final String heartbeatTable;
+    private final String ddlTable;
     private final long graceMs;
     private final IntervalClock clock;
     private final NetChangeMode mode;
@@ -82,6 +84,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
 
     NetChangeProcessor(
             String heartbeatTable,
+            String ddlTable,
             long graceMs,
             IntervalClock clock,
             NetChangeMode mode,
@@ -90,6 +93,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
             long heapBytes,
             NetChangeStats stats) {
         this.heartbeatTable = heartbeatTable;
+        this.ddlTable = ddlTable;
         this.graceMs = graceMs;
         this.clock = clock;
         this.mode = mode;
@@ -148,6 +152,8 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         }
         if (ev.table().equals(heartbeatTable)) {
             stats.countHeartbeat();
+        } else if (ev.table().equals(ddlTable)) {
+            ddl(ev, record);
         } else if (ev.truncate()) {
             truncate(ev, record);
         } else if (ev.keyless()) {
@@ -174,6 +180,54 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         Interval interval = intervalOf(ev);
         forwardTableEvent(TableEvent.Kind.TRUNCATE, ev, ev.position(), interval, record);
         LOG.info("TRUNCATE of {} at {}: passed on to the warehouse", ev.table(), ev.position());
+    }
+
+    /**
+     * A row cdc-lab's event trigger logged for a rename or drop becomes a table event at its
+     * position. Rows read by a snapshot are history from before capture started, and ignored.
+     */
+    private void ddl(ChangeEvent ev, Record<byte[], byte[]> record) {
+        if (ev.op() != 'c' || ev.after() == null) {
+            return;
+        }
+        JsonNode kind = ev.after().get("kind");
+        JsonNode name = ev.after().get("name");
+        JsonNode newName = ev.after().get("new_name");
+        if (kind == null || name == null || !name.isTextual()) {
+            return;
+        }
+        TableEvent.Kind k =
+                switch (kind.asText()) {
+                    case "rename" -> TableEvent.Kind.RENAME;
+                    case "drop" -> TableEvent.Kind.DROP;
+                    default -> null;
+                };
+        if (k == null
+                || (k == TableEvent.Kind.RENAME && (newName == null || !newName.isTextual()))) {
+            return;
+        }
+        Interval interval = intervalOf(ev);
+        TableEvent event =
+                new TableEvent(
+                        k,
+                        name.asText(),
+                        ev.position(),
+                        ev.transaction(),
+                        ev.commitMs(),
+                        interval.startMs(),
+                        interval.endMs(),
+                        k == TableEvent.Kind.RENAME ? newName.asText() : null);
+        context.forward(
+                new Record<>(
+                        NetChangeCodec.key(event),
+                        NetChangeCodec.encode(event),
+                        record.timestamp()),
+                NetChangeTopology.NET_CHANGES_SINK);
+        LOG.info(
+                "{} of {} at {}: passed on to the warehouse",
+                k == TableEvent.Kind.RENAME ? "RENAME to " + newName.asText() : "DROP",
+                name.asText(),
+                ev.position());
     }
 
     /**

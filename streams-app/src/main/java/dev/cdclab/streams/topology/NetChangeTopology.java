@@ -66,6 +66,7 @@ public final class NetChangeTopology {
                 () ->
                         new NetChangeProcessor(
                                 config.get(NetChangeConfig.HEARTBEAT_TABLE),
+                                config.get(NetChangeConfig.DDL_TABLE),
                                 graceMs,
                                 clock,
                                 config.get(NetChangeConfig.MODE),

@@ -230,6 +230,54 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
     }
 
     @Override
+    public void renameTable(Connection c, TableName from, TableName to) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            if (from.schema().equals(to.schema())) {
+                s.execute(
+                        "ALTER TABLE "
+                                + MergeSql.qualified(from)
+                                + " RENAME TO "
+                                + MergeSql.quote(to.table()));
+            } else {
+                // DuckDB cannot move a table between schemas; a copy works on both
+                s.execute("CREATE SCHEMA IF NOT EXISTS " + MergeSql.quote(to.schema()));
+                s.execute(
+                        "CREATE TABLE "
+                                + MergeSql.qualified(to)
+                                + " AS SELECT * FROM "
+                                + MergeSql.qualified(from));
+                s.execute("DROP TABLE " + MergeSql.qualified(from));
+            }
+        }
+        try (PreparedStatement tombstones =
+                        c.prepareStatement(
+                                "UPDATE cdc_lab.tombstones SET table_name = ? WHERE table_name ="
+                                        + " ?");
+                PreparedStatement state =
+                        c.prepareStatement(
+                                "UPDATE cdc_lab.table_state SET table_name = ? WHERE table_name ="
+                                        + " ?")) {
+            forgetTable(c, to);
+            for (PreparedStatement ps : List.of(tombstones, state)) {
+                ps.setString(1, to.toString());
+                ps.setString(2, from.toString());
+                ps.executeUpdate();
+            }
+        }
+    }
+
+    @Override
+    public void forgetTable(Connection c, TableName t) throws SQLException {
+        for (String table : List.of("cdc_lab.tombstones", "cdc_lab.table_state")) {
+            try (PreparedStatement ps =
+                    c.prepareStatement("DELETE FROM " + table + " WHERE table_name = ?")) {
+                ps.setString(1, t.toString());
+                ps.executeUpdate();
+            }
+        }
+    }
+
+    @Override
     public TableState loadTableState(Connection c, TableName t) throws SQLException {
         try (PreparedStatement ps =
                 c.prepareStatement(

@@ -93,6 +93,15 @@ public interface WarehouseDialect {
     /** Saves the table's state, in the current transaction. */
     void saveTableState(Connection c, TableName table, TableState state) throws SQLException;
 
+    /**
+     * Renames a warehouse table, into another schema too, with its state and tombstones; a table
+     * already named {@code to} must not exist.
+     */
+    void renameTable(Connection c, TableName from, TableName to) throws SQLException;
+
+    /** Forgets a table's state and tombstones (it no longer exists under that name). */
+    void forgetTable(Connection c, TableName table) throws SQLException;
+
     /** Every table with a state saved, for verification and reports. */
     Map<TableName, TableState> tableStates(Connection c) throws SQLException;
 

@@ -129,8 +129,8 @@ public final class WarehouseWriter implements AutoCloseable {
             for (IntervalRecord r : batch) {
                 byTable.computeIfAbsent(r.table(), t -> new ArrayList<>()).add(r);
             }
-            for (Map.Entry<String, List<IntervalRecord>> e : byTable.entrySet()) {
-                written += applyTable(TableName.of(e.getKey()), e.getValue());
+            for (String t : renamesFirst(byTable)) {
+                written += applyTable(TableName.of(t), byTable.get(t));
             }
         } catch (SQLException | RuntimeException e) {
             rollbackAfter(e);
@@ -233,7 +233,111 @@ public final class WarehouseWriter implements AutoCloseable {
         forgetCaches();
     }
 
+    /**
+     * The tables in batch order, except that a table renamed in the batch comes before the table it
+     * is renamed to: the changes under the old name precede the rename, those under the new name
+     * follow it.
+     */
+    private static List<String> renamesFirst(Map<String, List<IntervalRecord>> byTable) {
+        List<String> order = new ArrayList<>(byTable.keySet());
+        for (List<IntervalRecord> records : byTable.values()) {
+            for (IntervalRecord r : records) {
+                if (r instanceof TableEvent e
+                        && e.kind() == TableEvent.Kind.RENAME
+                        && order.indexOf(e.newName()) >= 0
+                        && order.indexOf(e.newName()) < order.indexOf(e.table())) {
+                    order.remove(e.newName());
+                    order.add(order.indexOf(e.table()) + 1, e.newName());
+                }
+            }
+        }
+        return order;
+    }
+
+    /**
+     * Applies a table's records. A rename or drop splits them at its position: what comes before it
+     * applies to the table as it was, then the table is renamed (or, dropped, kept aside under a
+     * marked name), and what comes after applies to the table then under this name.
+     */
     private long applyTable(TableName table, List<IntervalRecord> records) throws SQLException {
+        List<TableEvent> structural = new ArrayList<>();
+        List<IntervalRecord> rest = new ArrayList<>(records.size());
+        for (IntervalRecord r : records) {
+            if (r instanceof TableEvent e && e.kind().structural()) {
+                structural.add(e);
+            } else {
+                rest.add(r);
+            }
+        }
+        if (structural.isEmpty()) {
+            return applySegment(table, rest);
+        }
+        structural.sort(Comparator.comparing(TableEvent::position));
+        long written = 0;
+        for (TableEvent e : structural) {
+            List<IntervalRecord> before = new ArrayList<>();
+            for (java.util.Iterator<IntervalRecord> it = rest.iterator(); it.hasNext(); ) {
+                IntervalRecord r = it.next();
+                if (r.position().compareTo(e.position()) < 0) {
+                    before.add(r);
+                    it.remove();
+                }
+            }
+            written += applySegment(table, before);
+            applyStructural(table, e);
+        }
+        return written + applySegment(table, rest);
+    }
+
+    private void applyStructural(TableName table, TableEvent e) throws SQLException {
+        boolean exists = tableExists(table);
+        if (e.kind() == TableEvent.Kind.RENAME) {
+            TableName to = TableName.of(e.newName());
+            if (exists) {
+                if (tableExists(to)) {
+                    keepAside(to, e.position(), "replaced by a table renamed to its name");
+                }
+                dialect.renameTable(connection, table, to);
+                LOG.info("Renamed warehouse table {} to {}, as the source did", table, to);
+            } else {
+                dialect.forgetTable(connection, to);
+            }
+            forget(to);
+        } else if (exists) {
+            keepAside(table, e.position(), "dropped at the source");
+        } else {
+            dialect.forgetTable(connection, table);
+        }
+        forget(table);
+    }
+
+    /** Renames a table to {@code <name>__dropped_<position>} and notes why in its state. */
+    private void keepAside(TableName table, String position, String why) throws SQLException {
+        String suffix = "__dropped_" + position.replaceAll("[^0-9A-Za-z]+", "");
+        String base = table.table();
+        if (base.length() + suffix.length() > 63) {
+            base = base.substring(0, Math.max(1, 63 - suffix.length()));
+        }
+        TableName aside = new TableName(table.schema(), base + suffix);
+        dialect.renameTable(connection, table, aside);
+        dialect.saveTableState(
+                connection,
+                aside,
+                TableState.NONE.diverging(why + " at " + position + ": kept as it was"));
+        forget(aside);
+        LOG.info("Warehouse table {} {}: kept as {}", table, why, aside);
+    }
+
+    private void forget(TableName table) {
+        knownColumns.remove(table);
+        knownKeys.remove(table);
+        tableStates.remove(table);
+    }
+
+    private long applySegment(TableName table, List<IntervalRecord> records) throws SQLException {
+        if (records.isEmpty()) {
+            return 0;
+        }
         TableState loaded = state(table);
         TableState state = loaded;
         String emptyAt = null;

@@ -95,6 +95,19 @@ public final class NetChanges {
                 lsn * 10 + 10);
     }
 
+    /** A rename ({@code to} non-null) or drop of the table at {@code lsn}. */
+    public static TableEvent renameOrDrop(String table, String to, long lsn) {
+        return new TableEvent(
+                to == null ? TableEvent.Kind.DROP : TableEvent.Kind.RENAME,
+                table,
+                SourcePosition.postgres(lsn),
+                "1",
+                1_700_000_000_000L + lsn,
+                lsn * 10,
+                lsn * 10 + 10,
+                to);
+    }
+
     static ObjectNode row(int id, String name, String note) {
         ObjectNode n = M.createObjectNode();
         n.put("id", id);

@@ -462,6 +462,68 @@ abstract class WarehouseContract {
         assertThat(rowsOf(table, "id, name, note")).containsExactly("1|a2|null", "2|b|note b");
     }
 
+    private Map<Integer, String> namesOf(String t) throws Exception {
+        Map<Integer, String> out = new TreeMap<>();
+        try (Connection c = writer.openReader();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT id, name FROM " + quoted(t))) {
+            while (rs.next()) {
+                out.put(rs.getInt(1), rs.getString(2));
+            }
+        }
+        return out;
+    }
+
+    private boolean warehouseHas(String t) throws Exception {
+        try (Connection c = writer.openReader();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT count(*) FROM information_schema.tables WHERE"
+                                        + " table_schema = 'public' AND table_name = '"
+                                        + t.substring(t.indexOf('.') + 1)
+                                        + "'")) {
+            rs.next();
+            return rs.getInt(1) > 0;
+        }
+    }
+
+    @Test
+    void aRenamedTableKeepsItsRowsUnderItsNewName() throws Exception {
+        String renamed = table + "_renamed";
+        writer.apply(
+                List.of(upsert(table, 1, "a", null, 10), upsert(table, 2, "b", null, 11)), 100);
+        // the new name's changes arrive first in the batch: they still apply after the rename
+        writer.apply(
+                List.of(
+                        upsert(renamed, 1, "a after", null, 14),
+                        upsert(table, 3, "c", null, 12),
+                        NetChanges.renameOrDrop(table, renamed, 13)),
+                200);
+        assertThat(warehouseHas(table)).isFalse();
+        assertThat(namesOf(renamed)).isEqualTo(Map.of(1, "a after", 2, "b", 3, "c"));
+        // a replay of the rename finds nothing left to rename
+        writer.apply(List.of(NetChanges.renameOrDrop(table, renamed, 13)), 200);
+        assertThat(namesOf(renamed)).hasSize(3);
+    }
+
+    @Test
+    void aDroppedTableIsKeptAsideAndOneCreatedUnderItsNameStartsEmpty() throws Exception {
+        writer.apply(
+                List.of(upsert(table, 1, "a", null, 10), upsert(table, 2, "b", null, 11)), 100);
+        writer.apply(
+                List.of(
+                        upsert(table, 2, "b2", null, 12),
+                        NetChanges.renameOrDrop(table, null, 13),
+                        upsert(table, 9, "new table", null, 14)),
+                200);
+        assertThat(names()).isEqualTo(Map.of(9, "new table"));
+        String aside = table + "__dropped_" + SourcePosition.postgres(13);
+        assertThat(namesOf(aside)).isEqualTo(Map.of(1, "a", 2, "b2"));
+        assertThat(writer.tableStates().get(TableName.of(aside)).diverged())
+                .startsWith("dropped at the source at");
+    }
+
     @Test
     void createsTheTableAndUpserts() throws Exception {
         writer.apply(
