@@ -73,6 +73,64 @@ class NetChangeCodecTest {
     }
 
     @Test
+    void tableEventsRoundTripAndGoToEveryPartition() {
+        TableEvent truncate =
+                new TableEvent(
+                        TableEvent.Kind.TRUNCATE,
+                        "public.t",
+                        SourcePosition.postgres(40),
+                        "9",
+                        1_500,
+                        1_000,
+                        2_000);
+        TableEvent rename =
+                new TableEvent(
+                        TableEvent.Kind.RENAME,
+                        "public.t",
+                        SourcePosition.postgres(41),
+                        "9",
+                        1_500,
+                        1_000,
+                        2_000,
+                        "public.u");
+        assertThat(NetChangeCodec.decode(NetChangeCodec.encode(truncate))).isEqualTo(truncate);
+        assertThat(NetChangeCodec.decode(NetChangeCodec.encode(rename))).isEqualTo(rename);
+        assertThat(NetChangeCodec.isBroadcastKey(NetChangeCodec.key(truncate))).isTrue();
+        assertThat(NetChangeCodec.isBroadcastKey(NetChangeCodec.key(new IntervalMarker(0, 1, 5))))
+                .isTrue();
+    }
+
+    @Test
+    void aChangeOfATableWithoutAKeyKeepsItsOldImage() throws Exception {
+        NetChange s = sample(NetOperation.UPDATE);
+        NetChange c =
+                new NetChange(
+                        s.table(),
+                        NetOperation.UPDATE,
+                        M.createObjectNode(),
+                        s.after(),
+                        RowImage.ofJson(
+                                "{\"id\":7,\"price\":\"1.00\"}".getBytes(StandardCharsets.UTF_8)),
+                        List.of(),
+                        s.schema(),
+                        s.intervalStartMs(),
+                        s.intervalEndMs(),
+                        s.firstPosition(),
+                        s.lastPosition(),
+                        s.transaction(),
+                        s.commitMs(),
+                        1,
+                        false,
+                        NetChangeMode.OFF,
+                        s.stages(),
+                        null);
+        NetChange back = (NetChange) NetChangeCodec.decode(NetChangeCodec.encode(c));
+        assertThat(back.keyless()).isTrue();
+        assertThat(back.before().get("price").asText()).isEqualTo("1.00");
+        assertThat(NetChangeCodec.isBroadcastKey(NetChangeCodec.key(back))).isFalse();
+    }
+
+    @Test
     void markerRoundTrips() {
         IntervalMarker m = new IntervalMarker(2, 4, 123_000);
         assertThat(NetChangeCodec.decode(NetChangeCodec.encode(m))).isEqualTo(m);

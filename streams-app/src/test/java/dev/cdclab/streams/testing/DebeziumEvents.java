@@ -47,6 +47,25 @@ public final class DebeziumEvents {
                             "ts",
                             SchemaBuilder.string().name("io.debezium.time.ZonedTimestamp").build())
                     .build();
+
+    /** A table without a key: a name and a count. */
+    private static final Schema LOG_ROW =
+            SchemaBuilder.struct()
+                    .name("cdclab.changes.Value")
+                    .optional()
+                    .field("name", Schema.OPTIONAL_STRING_SCHEMA)
+                    .field("n", Schema.OPTIONAL_INT32_SCHEMA)
+                    .build();
+
+    private static final Schema DDL_ROW =
+            SchemaBuilder.struct()
+                    .name("cdclab.changes.Value")
+                    .optional()
+                    .field("id", Schema.INT64_SCHEMA)
+                    .field("kind", Schema.STRING_SCHEMA)
+                    .field("name", Schema.STRING_SCHEMA)
+                    .field("new_name", Schema.OPTIONAL_STRING_SCHEMA)
+                    .build();
     private static final Schema SOURCE =
             SchemaBuilder.struct()
                     .name("io.debezium.connector.postgresql.Source")
@@ -160,6 +179,87 @@ public final class DebeziumEvents {
         return key("cdc_lab.heartbeat", id);
     }
 
+    /** A row of the keyless {@code public.log}. */
+    public static Map<String, Object> logRow(String name, int n) {
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("name", name);
+        r.put("n", n);
+        return r;
+    }
+
+    /**
+     * The key capture gives an event Debezium sends without one (a keyless table's change, a
+     * truncate): its table, then the router's identifier.
+     */
+    public byte[] keylessKey(String table) {
+        Schema ks =
+                SchemaBuilder.struct()
+                        .field("__cdclab_table", Schema.STRING_SCHEMA)
+                        .field("__dbz__sourceIdentifier", Schema.STRING_SCHEMA)
+                        .build();
+        Struct k =
+                new Struct(ks)
+                        .put("__cdclab_table", PREFIX + "." + table)
+                        .put("__dbz__sourceIdentifier", PREFIX + "." + table);
+        return keys.fromConnectData(TOPIC, ks, k);
+    }
+
+    /**
+     * A change of the keyless {@code public.log}, in Debezium's envelope whatever this makes: the
+     * capture stage keeps such events whole for their old image.
+     */
+    public byte[] keyless(
+            char op,
+            Map<String, Object> before,
+            Map<String, Object> after,
+            long lsn,
+            long txId,
+            long commitMs) {
+        return values.fromConnectData(
+                TOPIC,
+                envelopeSchema(LOG_ROW),
+                envelopeValue(LOG_ROW, "public", "log", op, before, after, lsn, txId, commitMs));
+    }
+
+    /** A truncate of {@code schema.table}, whole as the capture stage keeps it. */
+    public byte[] truncate(String schema, String table, long lsn, long txId, long commitMs) {
+        return values.fromConnectData(
+                TOPIC,
+                envelopeSchema(ROW),
+                envelopeValue(ROW, schema, table, 't', null, null, lsn, txId, commitMs));
+    }
+
+    /** A row cdc-lab's event trigger logs for a rename ({@code newName}) or drop. */
+    public byte[] ddl(
+            char op,
+            long id,
+            String kind,
+            String name,
+            String newName,
+            long lsn,
+            long txId,
+            long commitMs) {
+        Map<String, Object> after = new LinkedHashMap<>();
+        after.put("id", id);
+        after.put("kind", kind);
+        after.put("name", name);
+        after.put("new_name", newName);
+        return envelope(DDL_ROW, "cdc_lab", "ddl_events", op, null, after, lsn, txId, commitMs);
+    }
+
+    public byte[] ddlKey(long id) {
+        Schema ks =
+                SchemaBuilder.struct()
+                        .field("id", Schema.INT64_SCHEMA)
+                        .field("__dbz__sourceIdentifier", Schema.STRING_SCHEMA)
+                        .build();
+        Struct k =
+                new Struct(ks)
+                        .put("id", id)
+                        .put("__dbz__sourceIdentifier", PREFIX + ".cdc_lab.ddl_events");
+        return keys.fromConnectData(TOPIC, ks, k);
+    }
+
     private byte[] envelope(
             Schema row,
             String schema,
@@ -170,15 +270,33 @@ public final class DebeziumEvents {
             long lsn,
             long txId,
             long commitMs) {
-        Schema env =
-                SchemaBuilder.struct()
-                        .name("cdclab.changes.Envelope")
-                        .field("before", row)
-                        .field("after", row)
-                        .field("source", SOURCE)
-                        .field("op", Schema.STRING_SCHEMA)
-                        .field("ts_ms", Schema.OPTIONAL_INT64_SCHEMA)
-                        .build();
+        return serialise(
+                envelopeSchema(row),
+                envelopeValue(row, schema, table, op, before, after, lsn, txId, commitMs));
+    }
+
+    private static Schema envelopeSchema(Schema row) {
+        return SchemaBuilder.struct()
+                .name("cdclab.changes.Envelope")
+                .field("before", row)
+                .field("after", row)
+                .field("source", SOURCE)
+                .field("op", Schema.STRING_SCHEMA)
+                .field("ts_ms", Schema.OPTIONAL_INT64_SCHEMA)
+                .build();
+    }
+
+    private static Struct envelopeValue(
+            Schema row,
+            String schema,
+            String table,
+            char op,
+            Map<String, Object> before,
+            Map<String, Object> after,
+            long lsn,
+            long txId,
+            long commitMs) {
+        Schema env = envelopeSchema(row);
         Struct source =
                 new Struct(SOURCE)
                         .put("version", "3.7.0.Final")
@@ -199,7 +317,7 @@ public final class DebeziumEvents {
                         .put("source", source)
                         .put("op", String.valueOf(op))
                         .put("ts_ms", commitMs + 5);
-        return serialise(env, v);
+        return v;
     }
 
     private static Struct struct(Schema schema, Map<String, Object> values) {

@@ -4,6 +4,7 @@ import dev.cdclab.change.IntervalMarker;
 import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetChangeCodec;
 import dev.cdclab.change.NetChangeRecord;
+import dev.cdclab.change.TableEvent;
 import dev.cdclab.streams.NetChangeConfig;
 import dev.cdclab.streams.topology.NetChangeStats;
 import dev.cdclab.streams.topology.NetChangeTopology;
@@ -31,6 +32,8 @@ public final class TopologyHarness implements AutoCloseable {
     private final NetChangeStats stats = new NetChangeStats();
     private final List<NetChange> changes = new ArrayList<>();
     private final List<IntervalMarker> markers = new ArrayList<>();
+    private final List<TableEvent> tableEvents = new ArrayList<>();
+    private final List<NetChangeRecord> all = new ArrayList<>();
     private final DebeziumEvents events;
     private long lsn = 1000;
     private long heartbeatTx = 1_000_000;
@@ -102,6 +105,42 @@ public final class TopologyHarness implements AutoCloseable {
         return l;
     }
 
+    /** A change of the keyless {@code public.log} at the next log position, or at {@code lsn}. */
+    public long keyless(
+            char op,
+            Map<String, Object> before,
+            Map<String, Object> after,
+            long txId,
+            long commitMs,
+            Long lsnOrNull) {
+        long l = lsnOrNull != null ? lsnOrNull : ++lsn;
+        send(
+                events.keylessKey("public.log"),
+                events.keyless(op, before, after, l, txId, commitMs),
+                commitMs + 10);
+        return l;
+    }
+
+    /** A truncate of {@code public.items} with the next log position. */
+    public long truncate(long txId, long commitMs) {
+        long l = ++lsn;
+        send(
+                events.keylessKey("public.items"),
+                events.truncate("public", "items", l, txId, commitMs),
+                commitMs + 10);
+        return l;
+    }
+
+    /** A row cdc-lab's event trigger logs: {@code op} c (a new DDL) or r (read by a snapshot). */
+    public long ddl(char op, String kind, String name, String newName, long txId, long commitMs) {
+        long l = ++lsn;
+        send(
+                events.ddlKey(l),
+                events.ddl(op, l, kind, name, newName, l, txId, commitMs),
+                commitMs + 10);
+        return l;
+    }
+
     /** A heartbeat committed at {@code commitMs}: moves the watermark. */
     public void heartbeat(long commitMs) {
         send(
@@ -122,6 +161,18 @@ public final class TopologyHarness implements AutoCloseable {
         return markers;
     }
 
+    /** Table events emitted so far. */
+    public List<TableEvent> tableEvents() {
+        drain();
+        return tableEvents;
+    }
+
+    /** Everything emitted so far, in order. */
+    public List<NetChangeRecord> emitted() {
+        drain();
+        return all;
+    }
+
     /** Records sent to the dead-letter topic, with their headers. */
     public List<TestRecord<byte[], byte[]>> deadLetters() {
         return deadLetters.readRecordsToList();
@@ -130,8 +181,11 @@ public final class TopologyHarness implements AutoCloseable {
     private void drain() {
         for (TestRecord<byte[], byte[]> r : output.readRecordsToList()) {
             NetChangeRecord rec = NetChangeCodec.decode(r.value());
+            all.add(rec);
             if (rec instanceof NetChange c) {
                 changes.add(c);
+            } else if (rec instanceof TableEvent e) {
+                tableEvents.add(e);
             } else {
                 markers.add((IntervalMarker) rec);
             }

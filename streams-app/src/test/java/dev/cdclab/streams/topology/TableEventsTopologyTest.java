@@ -1,0 +1,147 @@
+package dev.cdclab.streams.topology;
+
+import static dev.cdclab.streams.testing.DebeziumEvents.logRow;
+import static dev.cdclab.streams.testing.DebeziumEvents.row;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cdclab.change.IntervalMarker;
+import dev.cdclab.change.NetChange;
+import dev.cdclab.change.NetChangeRecord;
+import dev.cdclab.change.NetOperation;
+import dev.cdclab.change.SourcePosition;
+import dev.cdclab.change.TableEvent;
+import dev.cdclab.streams.testing.TopologyHarness;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Truncates, tables without a key and logged DDL through the topology, on flat rows and on the
+ * envelope: table events in their interval before its marker, keyless changes passed on one by one
+ * in source order.
+ */
+class TableEventsTopologyTest {
+    private static final long T0 = 1_700_000_000_000L;
+
+    private static TopologyHarness harness(boolean flat) {
+        return new TopologyHarness(Map.of("interval", "1s", "grace", "100ms"), flat);
+    }
+
+    @ParameterizedTest(name = "flat={0}")
+    @ValueSource(booleans = {false, true})
+    void aTruncateInsideAnIntervalIsPassedOnInItAndTheChangesAfterItFollowIt(boolean flat) {
+        try (TopologyHarness h = harness(flat)) {
+            h.change('c', null, row(1, "before", 1), 1, T0 + 100);
+            long truncate = h.truncate(2, T0 + 200);
+            h.change('c', null, row(1, "after", 2), 2, T0 + 200);
+            h.heartbeat(T0 + 1100);
+            assertThat(h.tableEvents())
+                    .singleElement()
+                    .satisfies(
+                            e -> {
+                                assertThat(e.kind()).isEqualTo(TableEvent.Kind.TRUNCATE);
+                                assertThat(e.table()).isEqualTo("public.items");
+                                assertThat(e.position())
+                                        .isEqualTo(SourcePosition.postgres(truncate));
+                                assertThat(e.intervalStartMs()).isEqualTo(T0);
+                                assertThat(e.intervalEndMs()).isEqualTo(T0 + 1000);
+                            });
+            NetChange c = h.changes().get(0);
+            assertThat(c.after().get("name").asText()).isEqualTo("after");
+            assertThat(c.position()).isGreaterThan(h.tableEvents().get(0).position());
+            // the truncate is on the topic before the marker that closes its interval
+            List<NetChangeRecord> out = h.emitted();
+            int event = out.indexOf(h.tableEvents().get(0));
+            int marker = -1;
+            for (int i = 0; i < out.size(); i++) {
+                if (out.get(i) instanceof IntervalMarker m && m.closedThroughMs() >= T0 + 1000) {
+                    marker = i;
+                    break;
+                }
+            }
+            assertThat(event).isNotNegative().isLessThan(marker);
+            assertThat(h.stats().truncates()).isEqualTo(1);
+        }
+    }
+
+    @ParameterizedTest(name = "flat={0}")
+    @ValueSource(booleans = {false, true})
+    void changesOfATableWithoutAKeyPassOneByOneInSourceOrder(boolean flat) {
+        try (TopologyHarness h = harness(flat)) {
+            // a COPY page: three rows logged at one position
+            h.keyless('c', null, logRow("a", 1), 1, T0 + 100, 5000L);
+            h.keyless('c', null, logRow("a", 1), 1, T0 + 100, 5000L);
+            h.keyless('c', null, logRow("b", 2), 1, T0 + 100, 5000L);
+            h.keyless('u', logRow("b", 2), logRow("b", 3), 2, T0 + 200, 5001L);
+            h.keyless('d', logRow("a", 1), null, 3, T0 + 300, 5002L);
+            List<NetChange> out = h.changes();
+            assertThat(out).hasSize(5);
+            assertThat(out).allMatch(NetChange::keyless);
+            assertThat(out)
+                    .extracting(NetChange::op)
+                    .containsExactly(
+                            NetOperation.INSERT,
+                            NetOperation.INSERT,
+                            NetOperation.INSERT,
+                            NetOperation.UPDATE,
+                            NetOperation.DELETE);
+            assertThat(out).extracting(NetChange::position).doesNotHaveDuplicates().isSorted();
+            assertThat(out.get(3).before().get("n").asInt()).isEqualTo(2);
+            assertThat(out.get(3).after().get("n").asInt()).isEqualTo(3);
+            assertThat(out.get(4).before().get("name").asText()).isEqualTo("a");
+            assertThat(out.get(4).after()).isNull();
+            assertThat(out).allMatch(c -> c.intervalEndMs() == T0 + 1000);
+        }
+    }
+
+    @ParameterizedTest(name = "flat={0}")
+    @ValueSource(booleans = {false, true})
+    void aSnapshotOfATableWithoutAKeyStartsWithATableEvent(boolean flat) {
+        try (TopologyHarness h = harness(flat)) {
+            h.keyless('r', null, logRow("a", 1), 0, T0 + 100, 4000L);
+            h.keyless('r', null, logRow("a", 1), 0, T0 + 100, 4000L);
+            assertThat(h.tableEvents())
+                    .singleElement()
+                    .satisfies(
+                            e -> {
+                                assertThat(e.kind()).isEqualTo(TableEvent.Kind.SNAPSHOT);
+                                assertThat(e.table()).isEqualTo("public.log");
+                            });
+            assertThat(h.changes())
+                    .hasSize(2)
+                    .allMatch(c -> c.position().compareTo(h.tableEvents().get(0).position()) > 0);
+        }
+    }
+
+    @ParameterizedTest(name = "flat={0}")
+    @ValueSource(booleans = {false, true})
+    void loggedRenamesAndDropsBecomeTableEventsAndSnapshotReadsOfTheLogDoNot(boolean flat) {
+        try (TopologyHarness h = harness(flat)) {
+            h.ddl('r', "drop", "public.old", null, 0, T0 + 50);
+            h.ddl('c', "rename", "public.items", "public.things", 7, T0 + 100);
+            h.ddl('c', "drop", "public.things", null, 8, T0 + 200);
+            assertThat(h.tableEvents())
+                    .extracting(TableEvent::kind, TableEvent::table, TableEvent::newName)
+                    .containsExactly(
+                            org.assertj.core.groups.Tuple.tuple(
+                                    TableEvent.Kind.RENAME, "public.items", "public.things"),
+                            org.assertj.core.groups.Tuple.tuple(
+                                    TableEvent.Kind.DROP, "public.things", null));
+            assertThat(h.changes()).as("the log itself never reaches the warehouse").isEmpty();
+        }
+    }
+
+    @ParameterizedTest(name = "flat={0}")
+    @ValueSource(booleans = {false, true})
+    void aTruncateArrivingAfterItsIntervalClosedGoesIntoTheNextOpenOne(boolean flat) {
+        try (TopologyHarness h = harness(flat)) {
+            h.heartbeat(T0 + 1200);
+            h.truncate(2, T0 + 500);
+            assertThat(h.tableEvents())
+                    .singleElement()
+                    .satisfies(e -> assertThat(e.intervalStartMs()).isEqualTo(T0 + 1000));
+            assertThat(h.stats().late()).isEqualTo(1);
+        }
+    }
+}
