@@ -1,0 +1,17 @@
+CREATE TABLE dd_ren (id int PRIMARY KEY, v text);
+INSERT INTO dd_ren SELECT g, 'r' || g FROM generate_series(1, 30) g;
+ALTER TABLE dd_ren RENAME TO dd_renamed;
+UPDATE dd_renamed SET v = 'after the rename' WHERE id <= 3;
+CREATE TABLE dd_gone (id int PRIMARY KEY, v text);
+INSERT INTO dd_gone SELECT g, 'old' FROM generate_series(1, 10) g;
+DROP TABLE dd_gone;
+CREATE TABLE dd_gone (id int PRIMARY KEY, v text);
+INSERT INTO dd_gone VALUES (100, 'new table, same name');
+CREATE TABLE dd_cols (id int PRIMARY KEY, a text, n int, s text);
+INSERT INTO dd_cols SELECT g, 'a', g, g::text FROM generate_series(1, 20) g;
+ALTER TABLE dd_cols DROP COLUMN a;
+ALTER TABLE dd_cols ALTER COLUMN n TYPE bigint;
+ALTER TABLE dd_cols ALTER COLUMN s TYPE int USING s::int;
+UPDATE dd_cols SET n = 5000000000 WHERE id = 1;
+UPDATE dd_cols SET s = -1 WHERE id = 2;
+INSERT INTO dd_cols VALUES (21, 21, 21);
