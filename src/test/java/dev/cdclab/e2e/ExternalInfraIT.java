@@ -143,6 +143,101 @@ class ExternalInfraIT {
     }
 
     @Test
+    void theirTableWithoutAKeyStopsCaptureBeforeAnythingIsCreatedUnlessTheyChoose() throws Exception {
+        try (Connection c = postgres.connect();
+                Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE their_log (at timestamptz, what text)");
+            s.execute("INSERT INTO their_log VALUES (now(), 'started')");
+        }
+        try {
+            ContainersInfraIT.Result refused =
+                    ContainersInfraIT.cli(
+                            concat(
+                                    concat(
+                                            new String[] {"run"},
+                                            externalArgs("in-process", dir.resolve("refused"))),
+                                    "--duration",
+                                    "2s",
+                                    "--warmup",
+                                    "0"));
+            assertThat(refused.code()).isEqualTo(CdcLab.FAILED);
+            assertThat(refused.err().lines().toList())
+                    .first()
+                    .asString()
+                    .startsWith("cdc-lab: error: 1 table(s) without a primary key")
+                    .contains("would refuse UPDATE and DELETE once published: public.their_log")
+                    .contains("capture.keyless.tables=full");
+            assertThat(replicaIdentity("their_log")).as("their table untouched").isEqualTo("d");
+            try (Connection c = postgres.connect();
+                    Statement s = c.createStatement();
+                    ResultSet rs =
+                            s.executeQuery(
+                                    "SELECT (SELECT count(*) FROM pg_publication) + (SELECT"
+                                            + " count(*) FROM pg_replication_slots)")) {
+                rs.next();
+                assertThat(rs.getLong(1)).as("no publication, no slot").isZero();
+            }
+
+            // they choose to capture only the tables with a key
+            Path json = dir.resolve("exclude.json");
+            ContainersInfraIT.Result r =
+                    ContainersInfraIT.cli(
+                            concat(
+                                    concat(
+                                            new String[] {"run"},
+                                            externalArgs("in-process", dir.resolve("exclude"))),
+                                    "--duration",
+                                    "3s",
+                                    "--rate",
+                                    "50",
+                                    "--warmup",
+                                    "0",
+                                    "--prefill",
+                                    "100",
+                                    "-D",
+                                    "capture.keyless.tables=exclude",
+                                    "--report-json",
+                                    json.toString()));
+            assertThat(r.code()).as(r.out() + r.err()).isZero();
+            JsonNode report = new ObjectMapper().readTree(json.toFile());
+            JsonNode theirs = null;
+            for (JsonNode t : report.path("verification").path("tables")) {
+                if (t.path("table").asText().equals("public.their_log")) {
+                    theirs = t;
+                }
+            }
+            assertThat(theirs).as(report.toString()).isNotNull();
+            assertThat(theirs.path("skipped").asText()).startsWith("not captured");
+            try (Connection c = postgres.connect();
+                    Statement s = c.createStatement()) {
+                // their application's statements still work
+                assertThat(s.executeUpdate("UPDATE their_log SET what = 'still works'"))
+                        .isEqualTo(1);
+                assertThat(s.executeUpdate("DELETE FROM their_log")).isEqualTo(1);
+            }
+            assertNothingLeft(report.path("run_id").asText());
+        } finally {
+            try (Connection c = postgres.connect();
+                    Statement s = c.createStatement()) {
+                s.execute("DROP TABLE their_log");
+            }
+        }
+    }
+
+    private static String replicaIdentity(String table) throws Exception {
+        try (Connection c = postgres.connect();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT relreplident FROM pg_class WHERE relname = '"
+                                        + table
+                                        + "'")) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    @Test
     void missingSourceUrlIsAUsageError() {
         ContainersInfraIT.Result r =
                 ContainersInfraIT.cli(
