@@ -143,7 +143,8 @@ class ExternalInfraIT {
     }
 
     @Test
-    void theirTableWithoutAKeyStopsCaptureBeforeAnythingIsCreatedUnlessTheyChoose() throws Exception {
+    void theirTableWithoutAKeyStopsCaptureBeforeAnythingIsCreatedUnlessTheyChoose()
+            throws Exception {
         try (Connection c = postgres.connect();
                 Statement s = c.createStatement()) {
             s.execute("CREATE TABLE their_log (at timestamptz, what text)");

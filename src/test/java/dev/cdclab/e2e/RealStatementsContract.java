@@ -3,12 +3,12 @@ package dev.cdclab.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cdclab.junit.CdcLabExtension;
+import dev.cdclab.pipeline.infra.SourceEndpoint;
 import dev.cdclab.pipeline.verify.TableResult;
 import dev.cdclab.pipeline.verify.VerificationResult;
 import java.io.InputStream;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
-import dev.cdclab.pipeline.infra.SourceEndpoint;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -112,7 +112,9 @@ abstract class RealStatementsContract {
         return out;
     }
 
-    /** Waits for the warehouse to hold everything committed so far, then runs {@code sql} on both. */
+    /**
+     * Waits for the warehouse to hold everything committed so far, then runs {@code sql} on both.
+     */
     void assertSameOnBothSides(String sql) throws Exception {
         lab().awaitCaughtUp(Duration.ofSeconds(90));
         List<String> source = rows(lab().source(), sql);
@@ -202,8 +204,10 @@ abstract class RealStatementsContract {
         assertSameOnBothSides("SELECT id, CAST(day AS text), v FROM public.pa_events ORDER BY id");
         assertSameOnBothSides(
                 "SELECT k, v, count(*) FROM public.pa_log GROUP BY k, v ORDER BY k, v");
-        assertThat(warehouse("SELECT count(*) FROM information_schema.tables WHERE table_name"
-                                + " LIKE 'pa_events_%'"))
+        assertThat(
+                        warehouse(
+                                "SELECT count(*) FROM information_schema.tables WHERE table_name"
+                                        + " LIKE 'pa_events_%'"))
                 .containsExactly("0");
         verified("public.pa_events");
         verified("public.pa_log");

@@ -95,6 +95,22 @@ public interface CaptureSource {
     void removeCapture(Duration wait);
 
     /**
+     * Reads one table again while the stream goes on (Debezium's incremental snapshot, signalled
+     * through the source's signal table), waits until the connector reports it complete, then logs
+     * where it began: the warehouse then removes the rows of the table that were neither read again
+     * nor changed since, so the table ends equal to the source.
+     *
+     * @param table {@code schema.table}
+     * @return rows read
+     * @throws IllegalStateException when the table cannot be read again (no key) or the timeout
+     *     passes
+     */
+    default long resnapshot(String table, Duration timeout) {
+        throw new UnsupportedOperationException(
+                "re-snapshotting a table is built for PostgreSQL sources");
+    }
+
+    /**
      * Opens a connection as the capture user.
      *
      * @throws IllegalStateException with one line naming the URL when it cannot connect

@@ -127,6 +127,13 @@ public final class PostgresCapture implements CaptureSource {
         // keep it from: read it back from the source. Updates that leave a TOASTed value
         // unchanged are read back too (one primary-key lookup each); the value read is the
         // row's latest, never older than the event, and later events carry their own
+        // incremental snapshots of one table on demand (resnapshot), signalled through a table of
+        // the lab schema, their progress reported on a topic outside the router's pattern
+        m.put("signal.enabled.channels", "source");
+        m.put("signal.data.collection", SIGNAL_TABLE);
+        m.put("incremental.snapshot.watermarking.strategy", "insert_delete");
+        m.put("notification.enabled.channels", "sink");
+        m.put("notification.sink.topic.name", notificationTopic(config));
         m.put("post.processors", "reselect");
         m.put(
                 "post.processors.reselect.type",
@@ -282,6 +289,11 @@ public final class PostgresCapture implements CaptureSource {
                             + table
                             + " (id INT PRIMARY KEY, ts TIMESTAMPTZ NOT NULL)");
             s.execute("DELETE FROM " + table);
+            s.execute(
+                    "CREATE TABLE IF NOT EXISTS "
+                            + SIGNAL_TABLE
+                            + " (id VARCHAR(42) PRIMARY KEY, type VARCHAR(32) NOT NULL, data"
+                            + " VARCHAR(2048) NULL)");
             for (int id :
                     HeartbeatRows.idsFor(
                             config.get(CaptureConfig.TOPIC_PREFIX),
@@ -454,6 +466,147 @@ public final class PostgresCapture implements CaptureSource {
         ddlTriggers = true;
     }
 
+    /** Debezium's signal table: an insert of an {@code execute-snapshot} row starts one. */
+    public static final String SIGNAL_TABLE = CaptureConfig.LAB_SCHEMA + ".debezium_signal";
+
+    /** Where the connector reports its snapshots' progress: outside the router's pattern. */
+    public static String notificationTopic(CaptureConfig c) {
+        return c.get(CaptureConfig.TOPIC_PREFIX) + "-notifications";
+    }
+
+    @Override
+    public long resnapshot(String table, Duration timeout) {
+        String id = "cdclab-resnapshot-" + Long.toHexString(System.nanoTime());
+        String topic = notificationTopic(config);
+        Properties p = new Properties();
+        p.put("bootstrap.servers", config.get(CaptureConfig.KAFKA_BOOTSTRAP_SERVERS));
+        p.put("key.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class);
+        p.put("value.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class);
+        p.put("enable.auto.commit", "false");
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try (Connection c = connect();
+                Statement s = c.createStatement();
+                var consumer =
+                        new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(p)) {
+            String from;
+            try (ResultSet rs = s.executeQuery("SELECT pg_current_wal_insert_lsn()::text")) {
+                rs.next();
+                // every row the snapshot reads, and every change after, is logged past this
+                from = dev.cdclab.change.SourcePosition.postgres(Lsn.parse(rs.getString(1)));
+            }
+            // every partition sees a position past it before the first row read: the rows go
+            // after the last position their partition has seen
+            s.executeUpdate(
+                    "UPDATE " + DebeziumConnectorConfig.HEARTBEAT_TABLE + " SET ts = now()");
+            try (PreparedStatement ps =
+                    c.prepareStatement(
+                            "INSERT INTO "
+                                    + SIGNAL_TABLE
+                                    + " (id, type, data) VALUES (?, 'execute-snapshot', ?)")) {
+                ps.setString(1, id);
+                var data = new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode();
+                data.putArray("data-collections").add(java.util.regex.Pattern.quote(table));
+                data.put("type", "incremental");
+                ps.setString(2, data.toString());
+                ps.executeUpdate();
+            }
+            long rows = awaitSnapshot(consumer, topic, id, table, deadline);
+            try (PreparedStatement ps =
+                    c.prepareStatement(
+                            "INSERT INTO "
+                                    + DDL_TABLE
+                                    + " (kind, name, new_name) VALUES ('snapshot', ?, ?)")) {
+                ps.setString(1, table);
+                ps.setString(2, from);
+                ps.executeUpdate();
+            }
+            return rows;
+        } catch (SQLException e) {
+            throw new IllegalStateException(
+                    "cannot re-snapshot " + table + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Reads the connector's notifications until the snapshot {@code id} completes. */
+    private static long awaitSnapshot(
+            org.apache.kafka.clients.consumer.KafkaConsumer<String, String> consumer,
+            String topic,
+            String id,
+            String table,
+            long deadline) {
+        com.fasterxml.jackson.databind.ObjectMapper mapper =
+                new com.fasterxml.jackson.databind.ObjectMapper();
+        boolean assigned = false;
+        long rows = 0;
+        while (System.nanoTime() < deadline) {
+            if (!assigned) {
+                var parts = consumer.partitionsFor(topic, Duration.ofSeconds(2));
+                if (parts == null || parts.isEmpty()) {
+                    sleepQuietly(200);
+                    continue;
+                }
+                var tps =
+                        parts.stream()
+                                .map(
+                                        i ->
+                                                new org.apache.kafka.common.TopicPartition(
+                                                        i.topic(), i.partition()))
+                                .toList();
+                consumer.assign(tps);
+                consumer.seekToBeginning(tps);
+                assigned = true;
+            }
+            for (var r : consumer.poll(Duration.ofMillis(200))) {
+                com.fasterxml.jackson.databind.JsonNode n;
+                try {
+                    n = mapper.readTree(r.value());
+                } catch (java.io.IOException e) {
+                    continue;
+                }
+                if (n.has("payload")) {
+                    n = n.get("payload");
+                }
+                if (!id.equals(n.path("id").asText())) {
+                    continue;
+                }
+                String type = n.path("type").asText();
+                var data = n.path("additional_data");
+                if (type.equals("TABLE_SCAN_COMPLETED")) {
+                    String status = data.path("status").asText();
+                    if (!status.equals("SUCCEEDED") && !status.equals("EMPTY")) {
+                        throw new IllegalStateException(
+                                "cannot re-snapshot "
+                                        + table
+                                        + ": the connector reports "
+                                        + status
+                                        + (status.equals("NO_PRIMARY_KEY")
+                                                ? " (Debezium's incremental snapshot needs a key)"
+                                                : ""));
+                    }
+                    rows += data.path("total_rows_scanned").asLong(0);
+                } else if (type.equals("ABORTED")) {
+                    throw new IllegalStateException(
+                            "cannot re-snapshot " + table + ": the connector aborted it");
+                } else if (type.equals("COMPLETED")) {
+                    return rows;
+                }
+            }
+        }
+        throw new IllegalStateException(
+                "re-snapshot of "
+                        + table
+                        + " did not complete in time; it goes on in the connector");
+    }
+
+    private static void sleepQuietly(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
     /** The captured log of table renames and drops. */
     public static final String DDL_TABLE = CaptureConfig.LAB_SCHEMA + ".ddl_events";
 
@@ -506,6 +659,7 @@ public final class PostgresCapture implements CaptureSource {
             }
             keyed.add(DebeziumConnectorConfig.HEARTBEAT_TABLE);
             keyed.add(DDL_TABLE);
+            keyed.add(SIGNAL_TABLE);
             tables = "FOR TABLE " + String.join(", ", keyed);
         } else {
             tables = "FOR ALL TABLES";
@@ -574,6 +728,8 @@ public final class PostgresCapture implements CaptureSource {
                     "ALTER DEFAULT PRIVILEGES IN SCHEMA " + q + " GRANT SELECT ON TABLES TO " + r);
         }
         s.execute("GRANT UPDATE ON " + DebeziumConnectorConfig.HEARTBEAT_TABLE + " TO " + r);
+        // the connector writes its snapshot watermarks there
+        s.execute("GRANT INSERT, DELETE ON " + SIGNAL_TABLE + " TO " + r);
         rolePassword = password;
     }
 

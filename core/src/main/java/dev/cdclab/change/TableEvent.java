@@ -43,8 +43,10 @@ public record TableEvent(
         /** {@code TRUNCATE}: every row written before the position is gone. */
         TRUNCATE,
         /**
-         * The initial snapshot of a table without a key starts: it replaces every row written
-         * before the position (a snapshot read again after a crash must not add its rows twice).
+         * A snapshot of the table was read from the position on: every row written before it was
+         * read again or is gone. Sent before the first row of a table without a key (so a snapshot
+         * read again after a crash does not add its rows twice), and after a table was read again
+         * on demand (so rows gone from the source leave the warehouse).
          */
         SNAPSHOT,
         /**

@@ -304,6 +304,18 @@ public final class CdcLabExtension
      * Compares every table of the source's {@code public} schema with the warehouse: row count,
      * content checksum and the first differing keys.
      */
+    /**
+     * Reads one source table again while the pipeline runs (Debezium's incremental snapshot) and
+     * returns once the warehouse holds it: its rows equal the source's, rows gone from the source
+     * included.
+     *
+     * @param table {@code schema.table}, or a table of {@code public}
+     * @return rows read again
+     */
+    public long resnapshot(String table, Duration timeout) {
+        return pipeline().resnapshot(table, timeout);
+    }
+
     public VerificationResult verify() {
         Pipeline p = pipeline();
         try {

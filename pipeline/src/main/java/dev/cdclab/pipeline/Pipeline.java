@@ -372,6 +372,23 @@ public final class Pipeline implements AutoCloseable {
                 timeout);
     }
 
+    /**
+     * Reads one table of the source again while the stream goes on (Debezium's incremental
+     * snapshot), then waits until the warehouse holds it: rows gone from the source leave the
+     * warehouse table, which ends equal to the source table.
+     *
+     * @param table {@code schema.table}, or a table of the first captured schema
+     * @return rows read again
+     */
+    public long resnapshot(String table, Duration timeout) {
+        String qualified = table.contains(".") ? table : capture.schemas().get(0) + "." + table;
+        long t0 = System.nanoTime();
+        long rows = captureSource.resnapshot(qualified, timeout);
+        Duration left = timeout.minusNanos(System.nanoTime() - t0);
+        awaitCaughtUp(left.isNegative() ? Duration.ofSeconds(1) : left);
+        return rows;
+    }
+
     /** The services the stages run on. */
     public Infrastructure infrastructure() {
         return infra;

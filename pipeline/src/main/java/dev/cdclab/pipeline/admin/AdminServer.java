@@ -25,9 +25,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The running pipeline's own HTTP endpoint on loopback: {@code GET /status} and {@code POST
- * /verify?timeout=60s}. Verification runs here because the DuckDB warehouse file admits one
- * process, the one that writes it.
+ * The running pipeline's own HTTP endpoint on loopback: {@code GET /status}, {@code POST
+ * /verify?timeout=60s} and {@code POST /resnapshot?table=schema.table}. Verification runs here
+ * because the DuckDB warehouse file admits one process, the one that writes it.
  */
 public final class AdminServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AdminServer.class);
@@ -51,6 +51,7 @@ public final class AdminServer implements AutoCloseable {
                         }));
         server.createContext("/status", this::status);
         server.createContext("/verify", this::verify);
+        server.createContext("/resnapshot", this::resnapshot);
         server.start();
     }
 
@@ -117,6 +118,57 @@ public final class AdminServer implements AutoCloseable {
             m.put("error", e.getMessage());
             respond(x, 503, m);
         }
+    }
+
+    /** {@code POST /resnapshot?table=public.t&timeout=5m}: read one table again. */
+    private void resnapshot(HttpExchange x) throws IOException {
+        if (!"POST".equals(x.getRequestMethod())) {
+            respond(x, 405, Map.of("error", "use POST"));
+            return;
+        }
+        Map<String, String> q = query(x);
+        String table = q.get("table");
+        if (table == null || table.isBlank()) {
+            respond(x, 400, Map.of("error", "name the table: /resnapshot?table=schema.table"));
+            return;
+        }
+        Duration timeout;
+        try {
+            timeout = Durations.parse(q.getOrDefault("timeout", "5m"));
+        } catch (RuntimeException e) {
+            respond(x, 400, Map.of("error", "bad timeout: " + e.getMessage()));
+            return;
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        try {
+            long t0 = System.nanoTime();
+            long rows = pipeline.resnapshot(table, timeout);
+            m.put("table", table);
+            m.put("rows_read", rows);
+            m.put("took_s", (System.nanoTime() - t0) / 1e9);
+            respond(x, 200, m);
+        } catch (Exception e) {
+            LOG.warn("Re-snapshot of {} failed", table, e);
+            m.put("error", e.getMessage());
+            respond(x, 503, m);
+        }
+    }
+
+    private static Map<String, String> query(HttpExchange x) {
+        Map<String, String> out = new LinkedHashMap<>();
+        String q = x.getRequestURI().getRawQuery();
+        if (q != null) {
+            for (String kv : q.split("&")) {
+                int eq = kv.indexOf('=');
+                if (eq > 0) {
+                    out.put(
+                            kv.substring(0, eq),
+                            java.net.URLDecoder.decode(
+                                    kv.substring(eq + 1), StandardCharsets.UTF_8));
+                }
+            }
+        }
+        return out;
     }
 
     private static void respond(HttpExchange x, int code, Object body) throws IOException {

@@ -21,6 +21,7 @@ import picocli.CommandLine.Command;
             ChaosCommand.class,
             UpCommand.class,
             VerifyCommand.class,
+            ResnapshotCommand.class,
             LoadCommand.class,
             CaptureCommand.class,
             SqlServerCommand.class,

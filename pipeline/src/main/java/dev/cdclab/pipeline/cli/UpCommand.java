@@ -146,7 +146,10 @@ final class UpCommand implements Callable<Integer> {
         out.println("  Kafka bootstrap   " + e.kafkaBootstrap());
         out.println("  Connect REST      " + e.connectUrl());
         out.println("  warehouse         " + e.warehouseUrl());
-        out.println("  admin             " + e.adminUrl() + "  (GET /status, POST /verify)");
+        out.println(
+                "  admin             "
+                        + e.adminUrl()
+                        + "  (GET /status, POST /verify, POST /resnapshot?table=)");
         if (endpointsFile != null) {
             out.println("  endpoints file    " + endpointsFile.toAbsolutePath());
         }

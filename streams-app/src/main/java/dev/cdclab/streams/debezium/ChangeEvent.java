@@ -19,7 +19,7 @@ import java.util.List;
  *     value in {@code after} is the placeholder and means nothing
  * @param schema the table's columns, key columns marked, with their id
  * @param position source log position of the change, in {@link dev.cdclab.change.SourcePosition}'s
- *     sortable form
+ *     sortable form; null for a row an incremental snapshot read (it has none)
  * @param transaction source transaction (PostgreSQL transaction id, SQL Server commit LSN)
  * @param transactionNumber a number for the transaction, unique among transactions committing in
  *     the same millisecond (intervals of one transaction are keyed by it)
@@ -57,6 +57,25 @@ public record ChangeEvent(
     /** True for a change of a table without a key: applied as it is, never folded. */
     public boolean keyless() {
         return key.isEmpty();
+    }
+
+    /** The same event at {@code p}. */
+    public ChangeEvent at(String p) {
+        return new ChangeEvent(
+                table,
+                key,
+                op,
+                after,
+                before,
+                unavailable,
+                schema,
+                p,
+                transaction,
+                transactionNumber,
+                commitMs,
+                capturedMs,
+                kafkaAppendMs,
+                generatorCommitMicros);
     }
 
     /** True for a snapshot read. */

@@ -241,6 +241,12 @@ public final class DebeziumEventReader {
             position = SourcePosition.postgres(pl.lsn);
             transactionNumber = pl.txId == null ? 0 : pl.txId;
             transaction = Long.toString(transactionNumber);
+        } else if (pl.op == 'r') {
+            // a row of an incremental snapshot: read while streaming, logged nowhere; the
+            // net-change app places it after the last position its partition has seen
+            position = null;
+            transactionNumber = 0;
+            transaction = "";
         } else {
             throw new MalformedRecordException(
                     "change event has no readable source position (source.lsn or"

@@ -58,6 +58,10 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
 
     private final String heartbeatTable;
     private final String ddlTable;
+
+    /** {@code <schema>.} of the heartbeat table: cdc-lab's own tables, never the warehouse's. */
+    private final String labSchema;
+
     private final long graceMs;
     private final IntervalClock clock;
     private final NetChangeMode mode;
@@ -79,6 +83,16 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     private long watermark = Long.MIN_VALUE;
     private long lastLateWarning;
 
+    /**
+     * The newest log position this task's partition has shown. A row an incremental snapshot reads
+     * has none: it goes right after this one (Debezium reads it between two of its signal rows,
+     * which are logged; a re-snapshot moves every partition's heartbeat past where it began first).
+     */
+    private String lastPosition;
+
+    /** Where {@link #lastPosition} is kept in the task's schema store. */
+    private static final long LAST_POSITION_KEY = -1L;
+
     /** Per table without a key, the log position of the snapshot whose rows this task passes on. */
     private final Map<String, String> snapshotsStarted = new HashMap<>();
 
@@ -94,6 +108,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
             NetChangeStats stats) {
         this.heartbeatTable = heartbeatTable;
         this.ddlTable = ddlTable;
+        this.labSchema = heartbeatTable.substring(0, heartbeatTable.indexOf('.') + 1);
         this.graceMs = graceMs;
         this.clock = clock;
         this.mode = mode;
@@ -113,6 +128,8 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         this.task = context.taskId().partition();
         Long restored = progress.get(task);
         this.closedThrough = restored == null ? Long.MIN_VALUE : restored;
+        byte[] last = schemaStore.get(LAST_POSITION_KEY);
+        this.lastPosition = last == null ? null : new String(last, StandardCharsets.UTF_8);
         // init runs again when a task is revived: the store is the truth
         open.clear();
         schemas.clear();
@@ -150,10 +167,28 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         if (ev == null) {
             return;
         }
+        if (ev.position() == null) {
+            if (lastPosition == null) {
+                deadLetter(
+                        record,
+                        "a row of an incremental snapshot arrived before any log position was seen"
+                                + " on its partition; read the table again");
+                return;
+            }
+            long offset = context.recordMetadata().map(RecordMetadata::offset).orElse(0L);
+            ev = ev.at(SourcePosition.withOffset(lastPosition, offset));
+        } else {
+            lastPosition = ev.position();
+        }
         if (ev.table().equals(heartbeatTable)) {
             stats.countHeartbeat();
+            // where a row an incremental snapshot reads next is placed, after a restart too
+            schemaStore.put(LAST_POSITION_KEY, lastPosition.getBytes(StandardCharsets.UTF_8));
         } else if (ev.table().equals(ddlTable)) {
             ddl(ev, record);
+        } else if (ev.table().startsWith(labSchema)) {
+            // the connector's own bookkeeping (its signal table): moves the watermark only
+            stats.countHeartbeat();
         } else if (ev.truncate()) {
             truncate(ev, record);
         } else if (ev.keyless()) {
@@ -184,7 +219,9 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
 
     /**
      * A row cdc-lab's event trigger logged for a rename or drop becomes a table event at its
-     * position. Rows read by a snapshot are history from before capture started, and ignored.
+     * position; a row logged when a table was read again ({@code snapshot}) becomes one at the
+     * position the reading began, which it carries. Rows read by a snapshot are history from before
+     * capture started, and ignored.
      */
     private void ddl(ChangeEvent ev, Record<byte[], byte[]> record) {
         if (ev.op() != 'c' || ev.after() == null) {
@@ -200,10 +237,11 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                 switch (kind.asText()) {
                     case "rename" -> TableEvent.Kind.RENAME;
                     case "drop" -> TableEvent.Kind.DROP;
+                    case "snapshot" -> TableEvent.Kind.SNAPSHOT;
                     default -> null;
                 };
-        if (k == null
-                || (k == TableEvent.Kind.RENAME && (newName == null || !newName.isTextual()))) {
+        boolean needsDetail = k == TableEvent.Kind.RENAME || k == TableEvent.Kind.SNAPSHOT;
+        if (k == null || (needsDetail && (newName == null || !newName.isTextual()))) {
             return;
         }
         Interval interval = intervalOf(ev);
@@ -211,7 +249,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                 new TableEvent(
                         k,
                         name.asText(),
-                        ev.position(),
+                        k == TableEvent.Kind.SNAPSHOT ? newName.asText() : ev.position(),
                         ev.transaction(),
                         ev.commitMs(),
                         interval.startMs(),
@@ -225,9 +263,9 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                 NetChangeTopology.NET_CHANGES_SINK);
         LOG.info(
                 "{} of {} at {}: passed on to the warehouse",
-                k == TableEvent.Kind.RENAME ? "RENAME to " + newName.asText() : "DROP",
+                k == TableEvent.Kind.RENAME ? "RENAME to " + newName.asText() : k.code(),
                 name.asText(),
-                ev.position());
+                event.position());
     }
 
     /**

@@ -179,6 +179,17 @@ public final class DebeziumEvents {
         return key("cdc_lab.heartbeat", id);
     }
 
+    /**
+     * A row of {@code public.items} an incremental snapshot read: op {@code r}, no log position, no
+     * transaction.
+     */
+    public byte[] incrementalRead(Map<String, Object> after, long commitMs) {
+        Struct v = envelopeValue(ROW, "public", "items", 'r', null, after, 0, 0, commitMs);
+        Struct source = v.getStruct("source");
+        source.put("snapshot", "incremental").put("lsn", null).put("txId", null);
+        return serialise(envelopeSchema(ROW), v);
+    }
+
     /** A row of the keyless {@code public.log}. */
     public static Map<String, Object> logRow(String name, int n) {
         Map<String, Object> r = new LinkedHashMap<>();

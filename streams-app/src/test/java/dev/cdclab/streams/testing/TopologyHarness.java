@@ -121,6 +121,19 @@ public final class TopologyHarness implements AutoCloseable {
         return l;
     }
 
+    /** A row of {@code public.items} an incremental snapshot read (no log position). */
+    public void incrementalRead(Map<String, Object> after, long commitMs) {
+        send(
+                events.key((Integer) after.get("id")),
+                events.incrementalRead(after, commitMs),
+                commitMs + 10);
+    }
+
+    /** The log position the next change would get. */
+    public long lsn() {
+        return lsn;
+    }
+
     /** A truncate of {@code public.items} with the next log position. */
     public long truncate(long txId, long commitMs) {
         long l = ++lsn;

@@ -121,14 +121,45 @@ class TableEventsTopologyTest {
             h.ddl('r', "drop", "public.old", null, 0, T0 + 50);
             h.ddl('c', "rename", "public.items", "public.things", 7, T0 + 100);
             h.ddl('c', "drop", "public.things", null, 8, T0 + 200);
+            h.ddl('c', "snapshot", "public.other", SourcePosition.postgres(42), 9, T0 + 300);
             assertThat(h.tableEvents())
                     .extracting(TableEvent::kind, TableEvent::table, TableEvent::newName)
                     .containsExactly(
                             org.assertj.core.groups.Tuple.tuple(
                                     TableEvent.Kind.RENAME, "public.items", "public.things"),
                             org.assertj.core.groups.Tuple.tuple(
-                                    TableEvent.Kind.DROP, "public.things", null));
+                                    TableEvent.Kind.DROP, "public.things", null),
+                            org.assertj.core.groups.Tuple.tuple(
+                                    TableEvent.Kind.SNAPSHOT, "public.other", null));
+            assertThat(h.tableEvents().get(2).position())
+                    .as("a table read again: rows before where the reading began are gone")
+                    .isEqualTo(SourcePosition.postgres(42));
             assertThat(h.changes()).as("the log itself never reaches the warehouse").isEmpty();
+        }
+    }
+
+    @ParameterizedTest(name = "flat={0}")
+    @ValueSource(booleans = {false, true})
+    void rowsAnIncrementalSnapshotReadsGoRightAfterTheLastPositionTheirPartitionShowed(
+            boolean flat) {
+        try (TopologyHarness h = harness(flat)) {
+            h.incrementalRead(row(9, "too early", 1), T0 + 50);
+            assertThat(h.deadLetters()).as("no position seen yet").hasSize(1);
+            long before = h.change('u', null, row(1, "streamed", 1), 1, T0 + 100);
+            h.incrementalRead(row(2, "read again", 2), T0 + 150);
+            h.incrementalRead(row(3, "read again", 3), T0 + 160);
+            long after = h.change('u', null, row(2, "streamed later", 4), 2, T0 + 200);
+            h.heartbeat(T0 + 1100);
+            List<NetChange> out = h.changes();
+            NetChange two =
+                    out.stream().filter(c -> c.key().get("id").asInt() == 2).findFirst().get();
+            NetChange three =
+                    out.stream().filter(c -> c.key().get("id").asInt() == 3).findFirst().get();
+            assertThat(three.position())
+                    .isGreaterThan(SourcePosition.postgres(before))
+                    .isLessThan(SourcePosition.postgres(after));
+            assertThat(two.after().get("name").asText()).isEqualTo("streamed later");
+            assertThat(two.position()).isEqualTo(SourcePosition.postgres(after));
         }
     }
 
