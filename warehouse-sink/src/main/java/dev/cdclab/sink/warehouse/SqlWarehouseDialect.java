@@ -48,6 +48,9 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
     /** Table constraints after the columns, e.g. {@code , PRIMARY KEY (id)}; empty for none. */
     protected abstract String constraints(List<ColumnSpec> columns);
 
+    /** A staged text expression cast to the column's warehouse type. */
+    protected abstract String cast(String expr, ColumnKind kind, ColumnSpec column);
+
     @Override
     public void createTable(Connection c, TableName t, List<ColumnSpec> columns)
             throws SQLException {
@@ -86,15 +89,17 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
             return "";
         }
         ColumnKind kind = ColumnKind.of(col);
+        if (kind == ColumnKind.ARRAY) {
+            // an array's cast is a subquery (PostgreSQL) or a lambda, which a DEFAULT cannot hold
+            return "";
+        }
         String text;
         try {
             text = ValueText.of(col, kind, MAPPER.readTree(col.defaultJson()));
         } catch (IOException e) {
             throw new UncheckedIOException("default of column " + col.name(), e);
         }
-        return text == null
-                ? ""
-                : " DEFAULT CAST('" + text.replace("'", "''") + "' AS " + sqlType(kind, col) + ")";
+        return text == null ? "" : " DEFAULT " + cast(MergeSql.literal(text), kind, col);
     }
 
     /** Identity of a table's staging layout: names, key flags and kinds of its columns. */

@@ -193,6 +193,7 @@ public final class WarehouseWriter implements AutoCloseable {
                 throw new SQLException("table " + table + " has no key columns; cannot merge");
             }
             ensureTable(table, columns);
+            columns = ExistingColumns.fit(columns, knownColumns.get(table), dialect);
             List<StagedRow> rows = new ArrayList<>(group.size());
             for (NetChange c : group) {
                 rows.add(stage(c, columns));
