@@ -92,8 +92,8 @@ public final class PostgresCapture implements CaptureSource {
      * value is. Debezium matches each regex against {@code <table id>.<type name>}.
      */
     static final String PROPAGATED_SOURCE_TYPES =
-            ".+\\.(?!(?:_?(?:int2|int4|int8|float4|float8|bool|text|varchar|bpchar|char|name|date"
-                    + "|timestamp|timestamptz|time|timetz|uuid|json|jsonb|bytea|citext|hstore)"
+            ".+\\.(?!_?(?:int2|int4|int8|float4|float8|bool|text|varchar|bpchar|char|name|date"
+                    + "|timestamp|timestamptz|time|timetz|uuid|json|jsonb|bytea|citext|hstore"
                     + "|interval|xml|tsvector|point|oid)$)[^.]+";
 
     private Map<String, String> connectorConfigAsConfigured() {

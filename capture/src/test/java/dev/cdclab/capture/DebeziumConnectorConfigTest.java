@@ -100,7 +100,10 @@ class DebeziumConnectorConfigTest {
                         "uuid",
                         "citext",
                         "hstore",
-                        "_bool")) {
+                        "_bool",
+                        "_tsvector",
+                        "_jsonb",
+                        "point")) {
             assertThat(propagated).as(type).rejects(type);
         }
     }
