@@ -95,6 +95,16 @@ public final class PostgresCapture implements CaptureSource {
         return m;
     }
 
+    /**
+     * {@code datatype.propagate.source.type}: every column type except those whose Connect schema
+     * (type and semantic name, also of an array's elements) already tells the warehouse what the
+     * value is. Debezium matches each regex against {@code <table id>.<type name>}.
+     */
+    static final String PROPAGATED_SOURCE_TYPES =
+            ".+\\.(?!_?(?:int2|int4|int8|float4|float8|bool|text|varchar|bpchar|char|name|date"
+                    + "|timestamp|timestamptz|time|timetz|uuid|json|jsonb|bytea|citext|hstore"
+                    + "|interval|xml|tsvector|point|oid)$)[^.]+";
+
     private Map<String, String> connectorConfigAsConfigured() {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
@@ -116,9 +126,20 @@ public final class PostgresCapture implements CaptureSource {
                 excluded.stream()
                         .map(java.util.regex.Pattern::quote)
                         .collect(java.util.stream.Collectors.joining(",")));
-        // precision and scale of decimals (sent as strings) need the source type; every other
-        // type is told by its Connect type and Debezium's semantic name, so keep events small
-        m.put("datatype.propagate.source.type", ".+\\.numeric,.+\\.decimal,.+\\.money");
+        // the source type goes into the event only where the Connect schema does not already say
+        // what a value is (the schema is repeated in every event): decimals' precision and scale,
+        // money, bit(n) against varbit, network and range types, and every type of the database's
+        // own (domains, composites, enums)
+        m.put("datatype.propagate.source.type", PROPAGATED_SOURCE_TYPES);
+        // ISO 8601 text keeps an interval's months, days and time apart; the numeric mode folds
+        // them into microseconds with 30.4375-day months
+        m.put("interval.handling.mode", "string");
+        // hstore as a JSON object's text, which the warehouses hold as JSON
+        m.put("hstore.handling.mode", "json");
+        // composite types and arrays of domains and composites are otherwise dropped from the
+        // event; this sends their PostgreSQL text form (as bytes, which the source type tells
+        // apart from bytea)
+        m.put("include.unknown.datatypes", "true");
         // Debezium skips TRUNCATE by default; let it through so that the net-change app stops on
         // it instead of the warehouse diverging without a word
         m.put("skipped.operations", "none");

@@ -46,6 +46,69 @@ class DebeziumConnectorConfigTest {
     }
 
     @Test
+    void sourceTypesGoIntoTheEventOnlyWhereTheConnectSchemaDoesNotSayThem() {
+        Map<String, String> m = DebeziumConnectorConfig.of(config(Map.of()));
+        assertThat(m)
+                .containsEntry("interval.handling.mode", "string")
+                .containsEntry("hstore.handling.mode", "json")
+                .containsEntry("include.unknown.datatypes", "true");
+        // as Debezium matches it: each comma-separated regex, whole and case-insensitive,
+        // against "<table id>.<type name>"
+        List<java.util.regex.Pattern> regexes =
+                java.util.Arrays.stream(m.get("datatype.propagate.source.type").split(","))
+                        .map(
+                                r ->
+                                        java.util.regex.Pattern.compile(
+                                                r, java.util.regex.Pattern.CASE_INSENSITIVE))
+                        .toList();
+        java.util.function.Predicate<String> propagated =
+                type ->
+                        regexes.stream()
+                                .anyMatch(
+                                        p ->
+                                                p.matcher("lab.public.\"odd . name\"." + type)
+                                                        .matches());
+        for (String type :
+                List.of(
+                        "numeric",
+                        "_numeric",
+                        "money",
+                        "bit",
+                        "varbit",
+                        "inet",
+                        "_cidr",
+                        "macaddr8",
+                        "int4range",
+                        "_tstzrange",
+                        "mood",
+                        "_posint",
+                        "address")) {
+            assertThat(propagated).as(type).accepts(type);
+        }
+        for (String type :
+                List.of(
+                        "int4",
+                        "_int4",
+                        "text",
+                        "_varchar",
+                        "bpchar",
+                        "timestamptz",
+                        "_date",
+                        "jsonb",
+                        "bytea",
+                        "interval",
+                        "uuid",
+                        "citext",
+                        "hstore",
+                        "_bool",
+                        "_tsvector",
+                        "_jsonb",
+                        "point")) {
+            assertThat(propagated).as(type).rejects(type);
+        }
+    }
+
+    @Test
     void printedConfigCarriesNoPassword() {
         Map<String, String> m =
                 DebeziumConnectorConfig.of(config(Map.of("source.password", "hunter2")));

@@ -1,5 +1,7 @@
 package dev.cdclab.change;
 
+import java.util.Locale;
+
 /**
  * A column of a captured table as the source declares it.
  *
@@ -16,6 +18,10 @@ package dev.cdclab.change;
  * @param defaultJson the column's default as the connector encodes values (JSON text, e.g. {@code
  *     7}), null when it has none Debezium can express; rows that existed before the column was
  *     added hold it
+ * @param elementConnectType for an array, the Connect schema type of its elements ({@code int32},
+ *     {@code string}, ...); null for other columns, and for an array whose record does not carry it
+ * @param elementSemanticType for an array, the Connect schema name of its elements, e.g. {@code
+ *     io.debezium.time.Date}; null when the element type says it all
  */
 public record ColumnSpec(
         String name,
@@ -26,7 +32,34 @@ public record ColumnSpec(
         Integer scale,
         String connectType,
         String semanticType,
-        String defaultJson) {
+        String defaultJson,
+        String elementConnectType,
+        String elementSemanticType) {
+
+    /** A column that is not an array. */
+    public ColumnSpec(
+            String name,
+            String sourceType,
+            boolean key,
+            boolean optional,
+            Integer length,
+            Integer scale,
+            String connectType,
+            String semanticType,
+            String defaultJson) {
+        this(
+                name,
+                sourceType,
+                key,
+                optional,
+                length,
+                scale,
+                connectType,
+                semanticType,
+                defaultJson,
+                null,
+                null);
+    }
 
     /** A column without a default. */
     public ColumnSpec(
@@ -54,6 +87,33 @@ public record ColumnSpec(
                         scale,
                         connectType,
                         semanticType,
-                        defaultJson);
+                        defaultJson,
+                        elementConnectType,
+                        elementSemanticType);
+    }
+
+    /**
+     * An array's element as a column of its own: the source type without the array's leading
+     * underscore ({@code _DATE} gives {@code DATE}), the array's length and scale (PostgreSQL
+     * declares them on the array), the element's Connect type and name. Null when this is not an
+     * array or its element type is not known.
+     */
+    public ColumnSpec element() {
+        if (elementConnectType == null) {
+            return null;
+        }
+        String elementSource =
+                sourceType != null && sourceType.startsWith("_")
+                        ? sourceType.substring(1)
+                        : elementConnectType.toUpperCase(Locale.ROOT);
+        return new ColumnSpec(
+                name,
+                elementSource,
+                false,
+                true,
+                length,
+                scale,
+                elementConnectType,
+                elementSemanticType);
     }
 }

@@ -80,6 +80,14 @@ public final class Schemas {
                 g.writeFieldName("default");
                 g.writeRawValue(col.defaultJson());
             }
+            if (col.elementConnectType() != null) {
+                g.writeObjectFieldStart("element");
+                g.writeStringField("connect_type", col.elementConnectType());
+                if (col.elementSemanticType() != null) {
+                    g.writeStringField("semantic_type", col.elementSemanticType());
+                }
+                g.writeEndObject();
+            }
             g.writeEndObject();
         }
         g.writeEndArray();
@@ -97,6 +105,7 @@ public final class Schemas {
             if (name == null || type == null) {
                 throw new MalformedRecordException("column without name or type");
             }
+            JsonNode element = col.get("element");
             columns.add(
                     new ColumnSpec(
                             name.asText(),
@@ -109,7 +118,13 @@ public final class Schemas {
                             col.hasNonNull("semantic_type")
                                     ? col.get("semantic_type").asText()
                                     : null,
-                            col.hasNonNull("default") ? col.get("default").toString() : null));
+                            col.hasNonNull("default") ? col.get("default").toString() : null,
+                            element != null && element.hasNonNull("connect_type")
+                                    ? element.get("connect_type").asText()
+                                    : null,
+                            element != null && element.hasNonNull("semantic_type")
+                                    ? element.get("semantic_type").asText()
+                                    : null));
         }
         return Collections.unmodifiableList(columns);
     }

@@ -29,9 +29,14 @@ public final class StandardPipelineConfig {
         Map<String, String> m = new LinkedHashMap<>();
         cdcLabSource.forEach(
                 (k, v) -> {
+                    // value encodings chosen for cdc-lab's sink; the JDBC sink reads Debezium's
+                    // defaults
                     if (!k.startsWith("transforms")
                             && !k.equals("decimal.handling.mode")
-                            && !k.equals("datatype.propagate.source.type")) {
+                            && !k.equals("datatype.propagate.source.type")
+                            && !k.equals("interval.handling.mode")
+                            && !k.equals("hstore.handling.mode")
+                            && !k.equals("include.unknown.datatypes")) {
                         m.put(k, v);
                     }
                 });

@@ -1,7 +1,11 @@
 package dev.cdclab.pipeline.verify;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import dev.cdclab.sink.warehouse.ColumnKind;
 import dev.cdclab.sink.warehouse.ValueText;
 import java.math.BigDecimal;
@@ -15,7 +19,11 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.postgresql.util.PGInterval;
@@ -28,6 +36,12 @@ final class CanonicalValue {
     private static final double DAYS_PER_MONTH = 365.25 / 12.0;
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper EXACT_JSON =
+            new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+    private static final Pattern INTERVAL_PART =
+            Pattern.compile(
+                    "([+-]?\\d+)\\s+(years?|months?|mons?|days?)"
+                            + "|([+-])?(\\d+):(\\d{2}):(\\d{2}(?:\\.\\d+)?)");
     // PostgreSQL writes the era last ("... 10:00:00+00 BC"), DuckDB right after the date
     // ("0044-03-15 (BC) 10:00:00")
     private static final Pattern TIMESTAMP_TEXT =
@@ -45,38 +59,336 @@ final class CanonicalValue {
     private CanonicalValue() {}
 
     /**
-     * Reads a column: PostgreSQL arrays as JSON arrays (the warehouse holds Debezium's JSON),
-     * {@code money} as a plain number, {@code timetz} at UTC; everything else by its kind.
+     * Reads a column: arrays element by element (from a SQL array of element texts, or the JSON
+     * text an older mapping stored), {@code money} as a plain number, {@code timetz} at UTC;
+     * everything else by its kind.
      */
     static String read(ResultSet rs, int i, TableColumn column) throws SQLException {
-        String type = column.sourceType();
-        if (type.startsWith("_")) {
-            return array(rs.getObject(i));
+        if (column.kind() == ColumnKind.ARRAY) {
+            return array(rs.getObject(i), column.element());
         }
         String v = read(rs, i, column.kind());
         if (v == null) {
             return null;
         }
-        return switch (type) {
-            case "money" -> money(v);
-            case "timetz" -> timeAtUtc(v);
-            default -> v;
-        };
+        return "timetz".equals(column.sourceType()) ? timeAtUtc(v) : v;
     }
 
-    private static String array(Object o) throws SQLException {
+    /**
+     * An array as a JSON array of its elements' canonical texts ({@link #text}); nested arrays (a
+     * multi-dimensional array) nest.
+     */
+    static String array(Object o, TableColumn element) throws SQLException {
         if (o == null) {
             return null;
         }
-        try {
-            if (o instanceof Array a) {
-                return JSON.writeValueAsString(a.getArray());
-            }
+        Object[] items;
+        if (o instanceof Array a) {
+            items = (Object[]) a.getArray();
+        } else if (o instanceof Object[] given) {
+            items = given;
+        } else {
             String s = o.toString().trim();
-            return s.startsWith("[") ? JSON.readTree(s).toString() : s;
-        } catch (JsonProcessingException e) {
-            return o.toString();
+            if (!s.startsWith("[")) {
+                return s;
+            }
+            try {
+                items = jsonItems(JSON.readTree(s));
+            } catch (JsonProcessingException e) {
+                return s;
+            }
         }
+        ArrayNode out = JSON.createArrayNode();
+        addItems(out, items, element);
+        return out.toString();
+    }
+
+    private static void addItems(ArrayNode out, Object[] items, TableColumn element)
+            throws SQLException {
+        for (Object item : items) {
+            if (item == null) {
+                out.addNull();
+            } else if (item instanceof Object[] nested) {
+                addItems(out.addArray(), nested, element);
+            } else if (item instanceof Array nested) {
+                addItems(out.addArray(), (Object[]) nested.getArray(), element);
+            } else {
+                out.add(text(item.toString(), element));
+            }
+        }
+    }
+
+    /** A JSON array's items as texts: strings as they are, other values as their JSON. */
+    private static Object[] jsonItems(JsonNode array) {
+        Object[] items = new Object[array.size()];
+        for (int i = 0; i < items.length; i++) {
+            JsonNode n = array.get(i);
+            items[i] =
+                    n.isNull() ? null : n.isArray() ? jsonItems(n) : n.isTextual() ? n.asText() : n;
+        }
+        return items;
+    }
+
+    /**
+     * One value given as text (an array element, as either database writes it) in canonical form.
+     */
+    static String text(String v, TableColumn column) {
+        String s = v.trim();
+        try {
+            return switch (column.kind()) {
+                case INT16, INT32, INT64 -> Long.toString(Long.parseLong(s));
+                case FLOAT32 -> Float.toString((float) parseDouble(s));
+                case FLOAT64 -> Double.toString(parseDouble(s));
+                case DECIMAL, NUMERIC_TEXT, MONEY -> number(s);
+                case BOOLEAN ->
+                        Boolean.toString(s.equals("t") || s.equals("1") || s.equals("true"));
+                case DATE -> date(s);
+                case TIMESTAMP, TIMESTAMPTZ -> timestamp(s, column.kind());
+                case TIME -> "timetz".equals(column.sourceType()) ? timeAtUtc(s) : time(s);
+                case BYTES -> (s.startsWith("\\x") ? s.substring(2) : s).toUpperCase(Locale.ROOT);
+                case UUID -> s.toLowerCase(Locale.ROOT);
+                case JSON -> json(v);
+                case INTERVAL -> interval(s);
+                case BITS -> bits(s);
+                case POINT -> point(s);
+                case RANGE -> range(s, column.sourceType());
+                default ->
+                        switch (column.sourceType()) {
+                            case "timetz" -> timeAtUtc(v);
+                            // char(n)'s padding does not count (PostgreSQL's text[] drops it)
+                            case "bpchar" -> v.stripTrailing();
+                            // inet's text() has the netmask a host address's output leaves out
+                            case "inet" -> hostAddress(s);
+                            default -> v;
+                        };
+            };
+        } catch (RuntimeException e) {
+            return v;
+        }
+    }
+
+    private static String hostAddress(String inet) {
+        if (inet.endsWith("/32") && inet.indexOf(':') < 0) {
+            return inet.substring(0, inet.length() - 3);
+        }
+        return inet.endsWith("/128") && inet.indexOf(':') >= 0
+                ? inet.substring(0, inet.length() - 4)
+                : inet;
+    }
+
+    /** PostgreSQL's {@code NaN}, {@code Infinity}; DuckDB's {@code nan}, {@code inf}. */
+    private static double parseDouble(String s) {
+        return switch (s.toLowerCase(Locale.ROOT)) {
+            case "nan" -> Double.NaN;
+            case "inf", "infinity", "+inf", "+infinity" -> Double.POSITIVE_INFINITY;
+            case "-inf", "-infinity" -> Double.NEGATIVE_INFINITY;
+            default -> Double.parseDouble(s);
+        };
+    }
+
+    /** A number without trailing zeros; {@code money}'s currency text too. */
+    private static String number(String s) {
+        if (s.startsWith("$") || s.startsWith("-$") || s.startsWith("(")) {
+            return money(s);
+        }
+        try {
+            BigDecimal d = new BigDecimal(s);
+            return d.signum() == 0 ? "0" : d.stripTrailingZeros().toPlainString();
+        } catch (NumberFormatException e) {
+            return s;
+        }
+    }
+
+    private static String timestamp(String s, ColumnKind kind) {
+        if (s.equals("infinity") || s.equals("-infinity")) {
+            return s;
+        }
+        OffsetDateTime t = parseText(s);
+        return kind == ColumnKind.TIMESTAMP
+                ? t.toLocalDateTime().truncatedTo(ChronoUnit.MICROS).toString()
+                : t.toInstant().truncatedTo(ChronoUnit.MICROS).toString();
+    }
+
+    private static String time(String s) {
+        // PostgreSQL's time holds 24:00:00, which LocalTime does not
+        return s.startsWith("24:00:00")
+                ? "24:00"
+                : LocalTime.parse(s).truncatedTo(ChronoUnit.MICROS).toString();
+    }
+
+    /**
+     * A JSON value with its object keys sorted and numbers without trailing zeros: {@code json}
+     * keeps its text, {@code jsonb} and DuckDB's JSON may reorder keys and respace.
+     */
+    static String json(String text) {
+        try {
+            StringBuilder sb = new StringBuilder();
+            json(EXACT_JSON.readTree(text), sb);
+            return sb.toString();
+        } catch (JsonProcessingException e) {
+            return text;
+        }
+    }
+
+    private static void json(JsonNode n, StringBuilder sb) {
+        if (n.isObject()) {
+            TreeMap<String, JsonNode> sorted = new TreeMap<>();
+            n.fields().forEachRemaining(e -> sorted.put(e.getKey(), e.getValue()));
+            sb.append('{');
+            boolean first = true;
+            for (Map.Entry<String, JsonNode> e : sorted.entrySet()) {
+                if (!first) {
+                    sb.append(',');
+                }
+                first = false;
+                sb.append(TextNode.valueOf(e.getKey())).append(':');
+                json(e.getValue(), sb);
+            }
+            sb.append('}');
+        } else if (n.isArray()) {
+            sb.append('[');
+            for (int i = 0; i < n.size(); i++) {
+                if (i > 0) {
+                    sb.append(',');
+                }
+                json(n.get(i), sb);
+            }
+            sb.append(']');
+        } else if (n.isNumber()) {
+            sb.append(number(n.decimalValue().toString()));
+        } else {
+            sb.append(n);
+        }
+    }
+
+    /**
+     * An interval as PostgreSQL ({@code 1 year 2 mons 3 days 04:05:06.789}) or DuckDB ({@code 1
+     * year 2 months 3 days 04:05:06.789}) writes it, as its months, days and microseconds.
+     */
+    static String interval(String text) {
+        Matcher m = INTERVAL_PART.matcher(text);
+        long months = 0;
+        long days = 0;
+        BigDecimal micros = BigDecimal.ZERO;
+        int end = 0;
+        while (m.find()) {
+            if (!text.substring(end, m.start()).isBlank()) {
+                return text;
+            }
+            end = m.end();
+            if (m.group(1) != null) {
+                long n = Long.parseLong(m.group(1));
+                String unit = m.group(2);
+                if (unit.startsWith("year")) {
+                    months += 12 * n;
+                } else if (unit.startsWith("mon")) {
+                    months += n;
+                } else {
+                    days += n;
+                }
+            } else {
+                BigDecimal seconds =
+                        new BigDecimal(m.group(4))
+                                .multiply(BigDecimal.valueOf(3600))
+                                .add(new BigDecimal(m.group(5)).multiply(BigDecimal.valueOf(60)))
+                                .add(new BigDecimal(m.group(6)));
+                micros = seconds.movePointRight(6);
+                if ("-".equals(m.group(3))) {
+                    micros = micros.negate();
+                }
+            }
+        }
+        if (!text.substring(end).isBlank()) {
+            return text;
+        }
+        return months + " months " + days + " days " + micros.toBigInteger() + " us";
+    }
+
+    /** A bit string without its leading zeros: Debezium's event drops those of a varbit. */
+    static String bits(String s) {
+        int first = 0;
+        while (first < s.length() && s.charAt(first) == '0') {
+            first++;
+        }
+        return s.substring(first);
+    }
+
+    /**
+     * A point as PostgreSQL ({@code (1.5,2.5)}) or as the JSON of DuckDB's struct (or of Debezium's
+     * value) writes it, as {@code (x,y)}.
+     */
+    static String point(String s) {
+        double x;
+        double y;
+        if (s.startsWith("{")) {
+            JsonNode n;
+            try {
+                n = JSON.readTree(s);
+            } catch (JsonProcessingException e) {
+                return s;
+            }
+            x = n.path("x").asDouble();
+            y = n.path("y").asDouble();
+        } else {
+            String inner = s.replaceAll("[()\\s]", "");
+            int comma = inner.indexOf(',');
+            x = parseDouble(inner.substring(0, comma));
+            y = parseDouble(inner.substring(comma + 1));
+        }
+        return "(" + x + "," + y + ")";
+    }
+
+    /**
+     * A built-in range with each bound in canonical form: the source may write a {@code tstzrange}
+     * in another time zone than Debezium's event did.
+     */
+    static String range(String s, String rangeType) {
+        if (s.equals("empty") || s.length() < 3) {
+            return s;
+        }
+        char open = s.charAt(0);
+        char close = s.charAt(s.length() - 1);
+        String body = s.substring(1, s.length() - 1);
+        List<String> bounds = new ArrayList<>(2);
+        StringBuilder cur = new StringBuilder();
+        boolean quoted = false;
+        for (int i = 0; i < body.length(); i++) {
+            char ch = body.charAt(i);
+            if (ch == '\\' && i + 1 < body.length()) {
+                cur.append(body.charAt(++i));
+            } else if (ch == '"') {
+                if (quoted && i + 1 < body.length() && body.charAt(i + 1) == '"') {
+                    cur.append('"');
+                    i++;
+                } else {
+                    quoted = !quoted;
+                }
+            } else if (ch == ',' && !quoted) {
+                bounds.add(cur.toString());
+                cur.setLength(0);
+            } else {
+                cur.append(ch);
+            }
+        }
+        bounds.add(cur.toString());
+        if (bounds.size() != 2) {
+            return s;
+        }
+        ColumnKind subtype =
+                switch (rangeType == null ? "" : rangeType) {
+                    case "int4range", "int8range" -> ColumnKind.INT64;
+                    case "numrange" -> ColumnKind.NUMERIC_TEXT;
+                    case "daterange" -> ColumnKind.DATE;
+                    case "tsrange" -> ColumnKind.TIMESTAMP;
+                    case "tstzrange" -> ColumnKind.TIMESTAMPTZ;
+                    default -> ColumnKind.TEXT;
+                };
+        TableColumn bound = new TableColumn("", subtype, false);
+        return open
+                + (bounds.get(0).isEmpty() ? "" : text(bounds.get(0), bound))
+                + ","
+                + (bounds.get(1).isEmpty() ? "" : text(bounds.get(1), bound))
+                + close;
     }
 
     /** {@code $1,234.11}, {@code -$0.50} or {@code ($0.50)} as a plain number. */
@@ -213,6 +525,10 @@ final class CanonicalValue {
             case BYTES -> {
                 byte[] b = rs.getBytes(i);
                 return b == null ? null : ValueText.hex(b);
+            }
+            case MONEY, JSON, INTERVAL, BITS, POINT, RANGE -> {
+                String s = rs.getString(i);
+                return s == null ? null : text(s, new TableColumn("", kind, false));
             }
             case UUID -> {
                 Object o = rs.getObject(i);

@@ -33,6 +33,14 @@ public interface SourceCatalog {
         return quote(t.schema()) + "." + quote(t.table());
     }
 
+    /**
+     * The select-list expression that reads a column in the form {@link CanonicalValue} compares;
+     * the quoted name unless a type needs another.
+     */
+    default String select(TableColumn column) {
+        return quote(column.name());
+    }
+
     /** An ORDER BY term for a key column that sorts text by its bytes, as the warehouse does. */
     String orderBy(TableColumn key);
 

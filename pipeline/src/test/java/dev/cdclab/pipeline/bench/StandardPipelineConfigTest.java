@@ -21,6 +21,8 @@ class StandardPipelineConfigTest {
         ours.put("transforms.route.type", "dev.cdclab.capture.ToLogicalTopicRouter");
         ours.put("decimal.handling.mode", "string");
         ours.put("datatype.propagate.source.type", ".+");
+        ours.put("interval.handling.mode", "string");
+        ours.put("include.unknown.datatypes", "true");
         ours.put("key.converter.schemas.enable", "false");
 
         Map<String, String> source = StandardPipelineConfig.source(ours);
@@ -33,7 +35,9 @@ class StandardPipelineConfigTest {
                         "transforms",
                         "transforms.route.type",
                         "decimal.handling.mode",
-                        "datatype.propagate.source.type");
+                        "datatype.propagate.source.type",
+                        "interval.handling.mode",
+                        "include.unknown.datatypes");
     }
 
     @Test

@@ -3,11 +3,15 @@ package dev.cdclab.pipeline.verify;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.cdclab.sink.warehouse.ColumnKind;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import org.junit.jupiter.api.Test;
 
-/** Dates, timestamps and timetz as PostgreSQL, DuckDB and SQL Server write them read alike. */
+/**
+ * Values as PostgreSQL, DuckDB and SQL Server write them read alike: dates, timestamps, timetz,
+ * array elements, intervals, JSON, ranges, points, bit strings and money.
+ */
 class CanonicalValueTest {
 
     @Test
@@ -75,5 +79,121 @@ class CanonicalValueTest {
     void refusesWhatIsNotATimestamp() {
         assertThatThrownBy(() -> CanonicalValue.parseText("yesterday"))
                 .isInstanceOf(DateTimeParseException.class);
+    }
+
+    private static TableColumn column(ColumnKind kind, String type) {
+        return new TableColumn("c", kind, false, type);
+    }
+
+    private static String array(ColumnKind element, String type, Object value) throws Exception {
+        return CanonicalValue.array(value, column(element, type));
+    }
+
+    @Test
+    void arrayElementsReadAlikeFromPostgresTextAndDuckDbText() throws Exception {
+        // PostgreSQL's text[] of the source on the left, DuckDB's list elements as text right
+        assertThat(
+                        array(
+                                ColumnKind.DATE,
+                                "date",
+                                new Object[] {"2016-11-04", "infinity", "0044-03-15 BC", null}))
+                .isEqualTo(
+                        array(
+                                ColumnKind.DATE,
+                                "date",
+                                new Object[] {"2016-11-04", "infinity", "0044-03-15 (BC)", null}))
+                .isEqualTo("[\"2016-11-04\",\"infinity\",\"-0043-03-15\",null]");
+        assertThat(
+                        array(
+                                ColumnKind.TIMESTAMPTZ,
+                                "timestamptz",
+                                new Object[] {"2016-11-04 09:00:00.5+01"}))
+                .isEqualTo(
+                        array(
+                                ColumnKind.TIMESTAMPTZ,
+                                "timestamptz",
+                                new Object[] {"2016-11-04 08:00:00.5"}));
+        assertThat(
+                        array(
+                                ColumnKind.FLOAT64,
+                                "float8",
+                                new Object[] {"NaN", "Infinity", "-Infinity", "1e+308"}))
+                .isEqualTo(
+                        array(
+                                ColumnKind.FLOAT64,
+                                "float8",
+                                new Object[] {"nan", "inf", "-inf", "1e+308"}));
+        assertThat(array(ColumnKind.BOOLEAN, "bool", new Object[] {"t", "f"}))
+                .isEqualTo(array(ColumnKind.BOOLEAN, "bool", new Object[] {"true", "false"}));
+        assertThat(array(ColumnKind.BYTES, "bytea", new Object[] {"\\xdead"}))
+                .isEqualTo(array(ColumnKind.BYTES, "bytea", new Object[] {"DEAD"}));
+        assertThat(array(ColumnKind.DECIMAL, "numeric", new Object[] {"1.500"}))
+                .isEqualTo(array(ColumnKind.DECIMAL, "numeric", new Object[] {"1.5"}));
+        assertThat(array(ColumnKind.TIME, "time", new Object[] {"24:00:00", "10:00:00.5"}))
+                .isEqualTo("[\"24:00\",\"10:00:00.500\"]");
+    }
+
+    @Test
+    void anArrayStoredAsJsonTextComparesElementByElement() throws Exception {
+        assertThat(array(ColumnKind.INT32, "int4", "[1,null,3]"))
+                .isEqualTo(array(ColumnKind.INT32, "int4", new Object[] {"1", null, "3"}));
+        // the epoch days of an earlier mapping are not dates: verify reports them
+        assertThat(array(ColumnKind.DATE, "date", "[17109]"))
+                .isNotEqualTo(array(ColumnKind.DATE, "date", new Object[] {"2016-11-04"}));
+        // Debezium sends a multi-dimensional array as one null per sub-array
+        assertThat(
+                        array(
+                                ColumnKind.INT32,
+                                "int4",
+                                new Object[] {new Object[] {"1", "2"}, new Object[] {"3", "4"}}))
+                .isEqualTo("[[\"1\",\"2\"],[\"3\",\"4\"]]")
+                .isNotEqualTo(array(ColumnKind.INT32, "int4", new Object[] {null, null}));
+    }
+
+    private static String text(ColumnKind kind, String type, String value) {
+        return CanonicalValue.text(value, column(kind, type));
+    }
+
+    @Test
+    void intervalsJsonRangesPointsBitsAndMoneyReadAlike() {
+        assertThat(text(ColumnKind.INTERVAL, "interval", "1 year 2 mons 3 days 04:05:06.789"))
+                .isEqualTo(
+                        text(
+                                ColumnKind.INTERVAL,
+                                "interval",
+                                "1 year 2 months 3 days 04:05:06.789"))
+                .isEqualTo("14 months 3 days 14706789000 us");
+        assertThat(text(ColumnKind.INTERVAL, "interval", "-1 years -2 mons +3 days -04:05:06.789"))
+                .isEqualTo(
+                        text(
+                                ColumnKind.INTERVAL,
+                                "interval",
+                                "-1 year -2 months 3 days -04:05:06.789"));
+        assertThat(text(ColumnKind.INTERVAL, "interval", "00:00:00"))
+                .isEqualTo("0 months 0 days 0 us");
+        assertThat(text(ColumnKind.JSON, "jsonb", "{\"b\": {\"c\": null}, \"a\": 1.50}"))
+                .isEqualTo(text(ColumnKind.JSON, "json", "{\"a\":1.5,\"b\":{\"c\":null}}"));
+        assertThat(
+                        text(
+                                ColumnKind.RANGE,
+                                "tstzrange",
+                                "[\"2016-01-01 11:00:00+01\",\"2016-01-01 12:00:00+01\")"))
+                .isEqualTo(
+                        text(
+                                ColumnKind.RANGE,
+                                "tstzrange",
+                                "[\"2016-01-01 10:00:00+00\",\"2016-01-01 11:00:00+00\")"));
+        assertThat(text(ColumnKind.RANGE, "numrange", "(1.50,2.5]"))
+                .isEqualTo(text(ColumnKind.RANGE, "numrange", "(1.5,2.50]"));
+        assertThat(text(ColumnKind.RANGE, "int4range", "[1,)")).isEqualTo("[1,)");
+        assertThat(text(ColumnKind.RANGE, "int4range", "empty")).isEqualTo("empty");
+        assertThat(text(ColumnKind.POINT, "point", "(1.5,2.5)"))
+                .isEqualTo(text(ColumnKind.POINT, "point", "{\"x\":1.5,\"y\":2.5}"));
+        assertThat(text(ColumnKind.BITS, "varbit", "0011"))
+                .isEqualTo(text(ColumnKind.BITS, "varbit", "11"));
+        assertThat(text(ColumnKind.MONEY, "money", "$1,234.56"))
+                .isEqualTo(text(ColumnKind.MONEY, "money", "1234.56"))
+                .isEqualTo("1234.56");
+        assertThat(text(ColumnKind.MONEY, "money", "-$0.50")).isEqualTo("-0.5");
     }
 }

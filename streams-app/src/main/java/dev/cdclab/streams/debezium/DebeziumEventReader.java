@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cdclab.change.ChangeKeyFields;
 import dev.cdclab.change.ColumnSpec;
@@ -591,6 +592,9 @@ public final class DebeziumEventReader {
             JsonNode params = c.path("parameters");
             String connectType = c.path("type").asText("string");
             String semantic = c.hasNonNull("name") ? c.get("name").asText() : null;
+            // an array's elements say what its values are: a list of epoch days is a date[]
+            JsonNode items =
+                    "array".equals(connectType) ? c.path("items") : MissingNode.getInstance();
             String sourceType =
                     params.hasNonNull("__debezium.source.column.type")
                             ? params.get("__debezium.source.column.type").asText()
@@ -605,7 +609,9 @@ public final class DebeziumEventReader {
                             intParam(params, "__debezium.source.column.scale"),
                             connectType,
                             semantic,
-                            c.hasNonNull("default") ? c.get("default").toString() : null));
+                            c.hasNonNull("default") ? c.get("default").toString() : null,
+                            items.isObject() ? items.path("type").asText("string") : null,
+                            items.hasNonNull("name") ? items.get("name").asText() : null));
         }
         return Collections.unmodifiableList(cols);
     }

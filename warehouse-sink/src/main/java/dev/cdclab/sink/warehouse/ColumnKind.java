@@ -2,6 +2,7 @@ package dev.cdclab.sink.warehouse;
 
 import dev.cdclab.change.ColumnSpec;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * What a source column holds, independent of any warehouse: decides the warehouse type, how a
@@ -17,6 +18,8 @@ public enum ColumnKind {
     DECIMAL,
     /** Numbers without a usable precision; stored as exact text. */
     NUMERIC_TEXT,
+    /** PostgreSQL's {@code money}: a decimal with the currency's fraction digits. */
+    MONEY,
     BOOLEAN,
     TEXT,
     DATE,
@@ -26,17 +29,42 @@ public enum ColumnKind {
     BYTES,
     UUID,
     JSON,
-    /** PostgreSQL intervals, stored as microseconds. */
-    INTERVAL_MICROS;
+    /** Intervals as months, days and time, from Debezium's ISO 8601 text. */
+    INTERVAL,
+    /** Intervals as Debezium's microseconds ({@code interval.handling.mode=numeric}). */
+    INTERVAL_MICROS,
+    /** {@code bit(n)} (n > 1) and {@code varbit}: a string of bits. */
+    BITS,
+    XML,
+    TSVECTOR,
+    /** {@code inet}, {@code cidr}, {@code macaddr}, {@code macaddr8}. */
+    NETWORK,
+    /** PostgreSQL's built-in range types. */
+    RANGE,
+    /** PostgreSQL's {@code point}. */
+    POINT,
+    /** A one-dimensional array of an element kind ({@link #elementOf}). */
+    ARRAY;
 
     /** Largest decimal precision the warehouses take. */
     public static final int MAX_DECIMAL_PRECISION = 38;
 
-    /** Classifies a column from its source type (PostgreSQL names, upper case) and Connect type. */
+    /** Digits of {@code money}: its range is ±92233720368547758.07. */
+    public static final int MONEY_PRECISION = 19;
+
+    /** PostgreSQL's built-in range types, which a PostgreSQL warehouse has too. */
+    public static final Set<String> RANGE_TYPES =
+            Set.of("int4range", "int8range", "numrange", "daterange", "tsrange", "tstzrange");
+
+    /**
+     * Classifies a column from its Connect type and Debezium's semantic name, then its source type
+     * (PostgreSQL names, upper case), then its Connect type alone.
+     */
     public static ColumnKind of(ColumnSpec c) {
-        ColumnKind bySource = ofSourceType(c.sourceType(), c.length(), c.scale());
-        if (bySource != null) {
-            return bySource;
+        String connect = c.connectType() == null ? "string" : c.connectType();
+        if ("array".equals(connect)) {
+            // an array whose element type is not recorded stays its JSON text
+            return c.elementConnectType() == null ? TEXT : ARRAY;
         }
         String semantic = c.semanticType() == null ? "" : c.semanticType();
         switch (semantic) {
@@ -52,33 +80,82 @@ public enum ColumnKind {
             case "io.debezium.time.MicroTime":
             case "io.debezium.time.NanoTime":
                 return TIME;
+            case "io.debezium.time.Interval":
+                return INTERVAL;
+            case "io.debezium.time.MicroDuration":
+                return INTERVAL_MICROS;
             case "io.debezium.data.Uuid":
                 return UUID;
             case "io.debezium.data.Json":
                 return JSON;
+            case "io.debezium.data.Bits":
+                return BITS;
+            case "io.debezium.data.Xml":
+                return XML;
+            case "io.debezium.data.Tsvector":
+                return TSVECTOR;
+            case "io.debezium.data.geometry.Point":
+                return POINT;
+            case "io.debezium.data.Enum":
+                return TEXT;
             default:
                 break;
         }
-        return switch (c.connectType() == null ? "string" : c.connectType()) {
+        String source = c.sourceType() == null ? "" : c.sourceType();
+        if (!source.startsWith("_")) {
+            ColumnKind bySource = ofSourceType(source, c.length(), c.scale());
+            if (bySource != null && bySource != ARRAY) {
+                return bySource;
+            }
+        }
+        return switch (connect) {
             case "int8", "int16" -> INT16;
             case "int32" -> INT32;
             case "int64" -> INT64;
             case "float32" -> FLOAT32;
             case "float64" -> FLOAT64;
             case "boolean" -> BOOLEAN;
-            case "bytes" -> BYTES;
+            // a type Debezium does not know (include.unknown.datatypes) arrives as the bytes of
+            // its text form; only bytea, or bytes without a source type, are binary
+            case "bytes" -> isUnknownType(c) ? TEXT : BYTES;
             default -> TEXT;
         };
     }
 
-    /** Classifies a PostgreSQL type name ({@code pg_type.typname}, any case); null when unknown. */
+    /**
+     * True when the value is the text form of a type Debezium does not know, sent as bytes: the
+     * source type is named, and it is not {@code bytea}.
+     */
+    public static boolean isUnknownType(ColumnSpec c) {
+        String source = c.sourceType() == null ? "" : c.sourceType().toUpperCase(Locale.ROOT);
+        return "bytes".equals(c.connectType())
+                && c.semanticType() == null
+                && !source.isEmpty()
+                && !source.equals("BYTES")
+                && !source.equals("BYTEA");
+    }
+
+    /** The kind of an array column's elements; null when the column is not an {@link #ARRAY}. */
+    public static ColumnKind elementOf(ColumnSpec c) {
+        ColumnSpec element = c.element();
+        return element == null || of(c) != ARRAY ? null : of(element);
+    }
+
+    /**
+     * Classifies a PostgreSQL type name ({@code pg_type.typname}, any case); null when unknown.
+     *
+     * @param precision the declared precision, or for bit types the length
+     */
     public static ColumnKind ofSourceType(String type, Integer precision, Integer scale) {
         if (type == null) {
             return null;
         }
         String t = type.toUpperCase(Locale.ROOT);
         if (t.startsWith("_")) {
-            return TEXT;
+            return ARRAY;
+        }
+        if (RANGE_TYPES.contains(t.toLowerCase(Locale.ROOT))) {
+            return RANGE;
         }
         return switch (t) {
             case "INT2", "SMALLSERIAL" -> INT16;
@@ -95,28 +172,33 @@ public enum ColumnKind {
                                     && scale <= precision
                             ? DECIMAL
                             : NUMERIC_TEXT;
-            case "MONEY" -> NUMERIC_TEXT;
+            case "MONEY" -> MONEY;
             case "BOOL" -> BOOLEAN;
-            case "TEXT",
-                    "VARCHAR",
-                    "BPCHAR",
-                    "CHAR",
-                    "NAME",
-                    "CITEXT",
-                    "XML",
-                    "INET",
-                    "CIDR",
-                    "MACADDR" ->
-                    TEXT;
+            // Debezium sends bit(1) and varbit(1) as booleans
+            case "BIT", "VARBIT" -> precision != null && precision == 1 ? BOOLEAN : BITS;
+            case "TEXT", "VARCHAR", "BPCHAR", "CHAR", "NAME", "CITEXT" -> TEXT;
+            case "XML" -> XML;
+            case "TSVECTOR" -> TSVECTOR;
+            case "INET", "CIDR", "MACADDR", "MACADDR8" -> NETWORK;
             case "DATE" -> DATE;
             case "TIMESTAMP" -> TIMESTAMP;
             case "TIMESTAMPTZ" -> TIMESTAMPTZ;
             case "TIME" -> TIME;
             case "BYTEA" -> BYTES;
             case "UUID" -> UUID;
-            case "JSON", "JSONB" -> JSON;
-            case "INTERVAL" -> INTERVAL_MICROS;
+            case "JSON", "JSONB", "HSTORE" -> JSON;
+            case "INTERVAL" -> INTERVAL;
+            case "POINT" -> POINT;
             default -> null;
         };
+    }
+
+    /** Scale of a {@link #MONEY} column: the declared one when there is one, else two digits. */
+    public static int moneyScale(ColumnSpec c) {
+        Integer length = c.length();
+        Integer scale = c.scale();
+        return length != null && length <= MONEY_PRECISION && scale != null && scale > 0
+                ? scale
+                : 2;
     }
 }

@@ -47,32 +47,68 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
             case FLOAT32 -> "FLOAT";
             case FLOAT64 -> "DOUBLE";
             case DECIMAL -> "DECIMAL(" + c.length() + "," + c.scale() + ")";
+            case MONEY ->
+                    "DECIMAL(" + ColumnKind.MONEY_PRECISION + "," + ColumnKind.moneyScale(c) + ")";
             case BOOLEAN -> "BOOLEAN";
             case DATE -> "DATE";
             case TIMESTAMP -> "TIMESTAMP";
             case TIMESTAMPTZ -> "TIMESTAMPTZ";
             case TIME -> "TIME";
+            case INTERVAL -> "INTERVAL";
             case BYTES -> "BLOB";
             case UUID -> "UUID";
-            case NUMERIC_TEXT, TEXT, JSON -> "VARCHAR";
+            case JSON -> "JSON";
+            case BITS -> "BIT";
+            case POINT -> POINT_TYPE;
+            case ARRAY -> sqlType(ColumnKind.elementOf(c), c.element()) + "[]";
+            // DuckDB has no such types (its inet extension is not bundled): their text
+            case NUMERIC_TEXT, TEXT, XML, TSVECTOR, NETWORK, RANGE -> "VARCHAR";
+        };
+    }
+
+    private static final String POINT_TYPE = "STRUCT(x DOUBLE, y DOUBLE)";
+
+    private static boolean isText(ColumnKind kind) {
+        return switch (kind) {
+            case NUMERIC_TEXT, TEXT, XML, TSVECTOR, NETWORK, RANGE -> true;
+            default -> false;
         };
     }
 
     /** A warehouse value back to the text the staging table holds. */
     private String toText(String expr, ColumnKind kind, ColumnSpec c) {
+        if (isText(kind)) {
+            return expr;
+        }
         return switch (kind) {
-            case TEXT, NUMERIC_TEXT, JSON -> expr;
             case BYTES -> "hex(" + expr + ")";
+            // through epoch microseconds: DuckDB's time zone conversion overflows near its
+            // largest timestamp (294247-01-01 23:59:59.999999+00 came back a day later)
             case TIMESTAMPTZ ->
-                    "strftime(" + expr + " AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%fZ')";
+                    "CASE WHEN isinf("
+                            + expr
+                            + ") THEN CAST("
+                            + expr
+                            + " AS VARCHAR) ELSE strftime(make_timestamp(epoch_us("
+                            + expr
+                            + ")), '%Y-%m-%dT%H:%M:%S.%fZ') END";
+            case POINT -> "CAST(to_json(" + expr + ") AS VARCHAR)";
+            case ARRAY ->
+                    "CAST(to_json(list_transform("
+                            + expr
+                            + ", lambda _e: "
+                            + toText("_e", ColumnKind.elementOf(c), c.element())
+                            + ")) AS VARCHAR)";
             default -> "CAST(" + expr + " AS VARCHAR)";
         };
     }
 
     @Override
     protected String cast(String expr, ColumnKind kind, ColumnSpec c) {
+        if (isText(kind)) {
+            return expr;
+        }
         return switch (kind) {
-            case TEXT, NUMERIC_TEXT, JSON -> expr;
             case BYTES -> "unhex(" + expr + ")";
             // DuckDB's DECIMAL has no NaN or infinity: documented as NULL, and verify knows it
             case DECIMAL ->
@@ -83,6 +119,19 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
                             + " AS "
                             + sqlType(kind, c)
                             + ") END";
+            case POINT -> "CAST(CAST(" + expr + " AS JSON) AS " + POINT_TYPE + ")";
+            // a JSON array of the elements' texts, each cast as a value of the element's kind
+            case ARRAY -> {
+                ColumnKind elementKind = ColumnKind.elementOf(c);
+                String texts = "CAST(CAST(" + expr + " AS JSON) AS VARCHAR[])";
+                yield isText(elementKind)
+                        ? texts
+                        : "list_transform("
+                                + texts
+                                + ", lambda _e: "
+                                + cast("_e", elementKind, c.element())
+                                + ")";
+            }
             default -> "CAST(" + expr + " AS " + sqlType(kind, c) + ")";
         };
     }

@@ -14,6 +14,7 @@ import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Collectors;
@@ -60,22 +61,49 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
             case FLOAT32 -> "REAL";
             case FLOAT64 -> "DOUBLE PRECISION";
             case DECIMAL -> "NUMERIC(" + c.length() + "," + c.scale() + ")";
+            case MONEY ->
+                    "NUMERIC(" + ColumnKind.MONEY_PRECISION + "," + ColumnKind.moneyScale(c) + ")";
             case BOOLEAN -> "BOOLEAN";
             case DATE -> "DATE";
             case TIMESTAMP -> "TIMESTAMP";
             case TIMESTAMPTZ -> "TIMESTAMPTZ";
             case TIME -> "TIME";
+            case INTERVAL -> "INTERVAL";
             case BYTES -> "BYTEA";
             case UUID -> "UUID";
-            case NUMERIC_TEXT, TEXT, JSON -> "TEXT";
+            case JSON -> "JSONB";
+            case BITS -> "BIT VARYING";
+            case XML -> "XML";
+            case TSVECTOR -> "TSVECTOR";
+            case POINT -> "POINT";
+            // ColumnKind names only PostgreSQL's own network and range types
+            case NETWORK, RANGE -> c.sourceType().toUpperCase(Locale.ROOT);
+            case ARRAY -> sqlType(ColumnKind.elementOf(c), c.element()) + "[]";
+            case NUMERIC_TEXT, TEXT -> "TEXT";
         };
     }
 
     @Override
     protected String cast(String expr, ColumnKind kind, ColumnSpec c) {
         return switch (kind) {
-            case TEXT, NUMERIC_TEXT, JSON -> expr;
+            case TEXT, NUMERIC_TEXT -> expr;
             case BYTES -> "decode(" + expr + ", 'hex')";
+            case POINT ->
+                    "point(CAST(CAST("
+                            + expr
+                            + " AS JSONB)->>'x' AS DOUBLE PRECISION), CAST(CAST("
+                            + expr
+                            + " AS JSONB)->>'y' AS DOUBLE PRECISION))";
+            // a JSON array of the elements' texts, each cast as a value of the element's kind,
+            // in their order
+            case ARRAY ->
+                    "CASE WHEN "
+                            + expr
+                            + " IS NULL THEN NULL ELSE ARRAY(SELECT "
+                            + cast("_e.v", ColumnKind.elementOf(c), c.element())
+                            + " FROM jsonb_array_elements_text(CAST("
+                            + expr
+                            + " AS JSONB)) WITH ORDINALITY AS _e(v, n) ORDER BY _e.n) END";
             default -> "CAST(" + expr + " AS " + sqlType(kind, c) + ")";
         };
     }

@@ -458,15 +458,17 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
             return "";
         }
         ColumnKind kind = ColumnKind.of(col);
+        if (kind == ColumnKind.ARRAY) {
+            // an array's cast is a subquery (PostgreSQL) or a lambda, which a DEFAULT cannot hold
+            return "";
+        }
         String text;
         try {
             text = ValueText.of(col, kind, MAPPER.readTree(col.defaultJson()));
         } catch (IOException e) {
             throw new UncheckedIOException("default of column " + col.name(), e);
         }
-        return text == null
-                ? ""
-                : " DEFAULT CAST('" + text.replace("'", "''") + "' AS " + sqlType(kind, col) + ")";
+        return text == null ? "" : " DEFAULT " + cast(MergeSql.literal(text), kind, col);
     }
 
     /**

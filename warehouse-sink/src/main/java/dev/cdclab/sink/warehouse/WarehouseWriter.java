@@ -478,6 +478,7 @@ public final class WarehouseWriter implements AutoCloseable {
             }
             List<ColumnSpec> columns = group.get(0).columns();
             ensureTable(table, columns);
+            columns = ExistingColumns.fit(columns, knownColumns.get(table), dialect);
             List<KeylessRow> rows = new ArrayList<>(group.size());
             for (NetChange c : group) {
                 rows.add(
@@ -522,6 +523,7 @@ public final class WarehouseWriter implements AutoCloseable {
             for (List<NetChange> group : bySchema.values()) {
                 List<ColumnSpec> columns = group.get(0).columns();
                 ensureTable(table, columns);
+                columns = ExistingColumns.fit(columns, knownColumns.get(table), dialect);
                 List<StagedRow> rows = new ArrayList<>(group.size());
                 for (NetChange c : group) {
                     rows.add(stage(c, columns));
@@ -580,7 +582,10 @@ public final class WarehouseWriter implements AutoCloseable {
                 dialect.addColumn(connection, table, col);
                 existing.put(col.name(), wanted);
                 LOG.info("Added column {} to warehouse table {}", col.name(), table);
-            } else if (!dialect.sameType(have, wanted)) {
+            } else if (!dialect.sameType(have, wanted)
+                    && !ExistingColumns.earlierMapping(col, have, dialect)) {
+                // the source column changed type (a column an earlier mapping made is written
+                // the way it was, instead)
                 String aside = dialect.changeColumnType(connection, table, col, have);
                 existing.put(col.name(), wanted);
                 if (aside == null) {

@@ -16,4 +16,9 @@ class DuckDbWarehouseTest extends WarehouseContract {
     protected boolean decimalHoldsNaN() {
         return false;
     }
+
+    @Override
+    protected String pointCoordinates(String column) {
+        return column + ".x || ' ' || " + column + ".y";
+    }
 }

@@ -31,4 +31,9 @@ class PostgresWarehouseIT extends WarehouseContract {
     protected boolean decimalHoldsNaN() {
         return true;
     }
+
+    @Override
+    protected String pointCoordinates(String column) {
+        return column + "[0] || ' ' || " + column + "[1]";
+    }
 }

@@ -51,6 +51,9 @@ abstract class WarehouseContract {
     /** Whether the warehouse's DECIMAL holds NaN (PostgreSQL) or gets NULL for it (DuckDB). */
     protected abstract boolean decimalHoldsNaN();
 
+    /** The warehouse's SQL for a point column's x and y, e.g. {@code p.x, p.y}. */
+    protected abstract String pointCoordinates(String column);
+
     protected WarehouseWriter writer;
     private String table;
 
@@ -1202,6 +1205,358 @@ abstract class WarehouseContract {
                     .isEqualTo("3f2504e0-4f89-11d3-9a0c-0305e82c3301");
             assertThat(rs.getString(11)).isEqualTo("{\"a\": 1}");
             assertThat(rs.getString(12)).isEqualTo("it's \"quoted\", with, commas\nand a newline");
+        }
+    }
+
+    /** A column as Debezium 3.7's PostgreSQL connector describes it (source type propagated). */
+    private static ColumnSpec pg(String name, String type, String connect, String semantic) {
+        return new ColumnSpec(name, type, false, true, null, null, connect, semantic);
+    }
+
+    private static ColumnSpec pg(
+            String name,
+            String type,
+            Integer length,
+            Integer scale,
+            String connect,
+            String semantic) {
+        return new ColumnSpec(name, type, false, true, length, scale, connect, semantic);
+    }
+
+    /** An array column with its element's Connect type and name. */
+    private static ColumnSpec pgArray(
+            String name,
+            String type,
+            Integer length,
+            Integer scale,
+            String items,
+            String semantic) {
+        return new ColumnSpec(
+                name, type, false, true, length, scale, "array", null, null, items, semantic);
+    }
+
+    private static List<ColumnSpec> postgresTypeColumns() {
+        return List.of(
+                new ColumnSpec("id", "INT4", true, false, 10, 0, "int32", null),
+                pgArray("d_arr", "_DATE", 13, 0, "int32", "io.debezium.time.Date"),
+                pgArray("ts_arr", "_TIMESTAMP", 29, 6, "int64", "io.debezium.time.MicroTimestamp"),
+                pgArray(
+                        "tstz_arr",
+                        "_TIMESTAMPTZ",
+                        35,
+                        6,
+                        "string",
+                        "io.debezium.time.ZonedTimestamp"),
+                pgArray("tm_arr", "_TIME", 15, 6, "int64", "io.debezium.time.MicroTime"),
+                pgArray("i2_arr", "_INT2", 5, 0, "int16", null),
+                pgArray("i_arr", "_INT4", 10, 0, "int32", null),
+                pgArray("i8_arr", "_INT8", 19, 0, "int64", null),
+                pgArray("f4_arr", "_FLOAT4", 8, 8, "float", null),
+                pgArray("f_arr", "_FLOAT8", 17, 17, "double", null),
+                pgArray("num_arr", "_NUMERIC", 12, 3, "string", null),
+                pgArray("b_arr", "_BOOL", 1, 0, "boolean", null),
+                pgArray("t_arr", "_TEXT", null, null, "string", null),
+                pgArray("ch_arr", "_BPCHAR", 3, 0, "string", null),
+                pgArray("u_arr", "_UUID", null, null, "string", "io.debezium.data.Uuid"),
+                pgArray("j_arr", "_JSONB", null, null, "string", "io.debezium.data.Json"),
+                pgArray("by_arr", "_BYTEA", null, null, "bytes", null),
+                pgArray("mood_arr", "_MOOD", null, null, "string", "io.debezium.data.Enum"),
+                pgArray("ip_arr", "_INET", null, null, "string", null),
+                pgArray("ir_arr", "_INT4RANGE", null, null, "string", null),
+                pgArray("dom_arr", "_POSINT", null, null, "bytes", null),
+                pg("mood", "MOOD", "string", "io.debezium.data.Enum"),
+                pg("dom_n", "PRICE", 10, 2, "string", null),
+                pg("addr", "ADDRESS", "bytes", null),
+                pg("ch", "BPCHAR", 5, 0, "string", null),
+                pg("ct", "CITEXT", "string", null),
+                pg("iv", "INTERVAL", 49, 6, "string", "io.debezium.time.Interval"),
+                pg("j", "JSON", "string", "io.debezium.data.Json"),
+                pg("jb", "JSONB", "string", "io.debezium.data.Json"),
+                pg("hs", "HSTORE", "string", "io.debezium.data.Json"),
+                pg("x", "XML", "string", "io.debezium.data.Xml"),
+                pg("tsv", "TSVECTOR", "string", "io.debezium.data.Tsvector"),
+                pg("ip", "INET", "string", null),
+                pg("cidr", "CIDR", "string", null),
+                pg("mac", "MACADDR", "string", null),
+                pg("mac8", "MACADDR8", "string", null),
+                pg("mo", "MONEY", 2147483647, 0, "string", null),
+                pg("ir", "INT4RANGE", "string", null),
+                pg("tsr", "TSRANGE", "string", null),
+                pg("pt", "POINT", "struct", "io.debezium.data.geometry.Point"),
+                pg("bt", "BIT", 1, 0, "boolean", null),
+                pg("b3", "BIT", 3, 0, "bytes", "io.debezium.data.Bits"),
+                pg("vb", "VARBIT", 8, 0, "bytes", "io.debezium.data.Bits"),
+                pg("u", "UUID", "string", "io.debezium.data.Uuid"),
+                pg("bin", "BYTEA", "bytes", null),
+                pg("tstz_max", "TIMESTAMPTZ", 35, 6, "string", "io.debezium.time.ZonedTimestamp"));
+    }
+
+    /** A row as Debezium 3.7 streams it (read off its change events). */
+    private static ObjectNode postgresTypeRow() throws Exception {
+        return (ObjectNode)
+                M.readTree(
+                        """
+                        {"id": 1,
+                         "d_arr": [17109, 17110, -622191234, null],
+                         "ts_arr": [1478253600500000],
+                         "tstz_arr": ["2016-11-04T08:00:00.500000Z", "infinity"],
+                         "tm_arr": [36000000000, 0],
+                         "i2_arr": [1, 2],
+                         "i_arr": [1, null, 3],
+                         "i8_arr": [9000000000],
+                         "f4_arr": [1.5, "NaN"],
+                         "f_arr": [2.25, "Infinity"],
+                         "num_arr": ["1.500", null],
+                         "b_arr": [true, false, null],
+                         "t_arr": ["a", "b c", "", "NULL", null, "q\\"uote", "back\\\\slash", "com,ma"],
+                         "ch_arr": ["ab ", "c  "],
+                         "u_arr": ["3f2504e0-4f89-11d3-9a0c-0305e82c3301"],
+                         "j_arr": ["{\\"b\\": 2}", null],
+                         "by_arr": ["3q0=", null],
+                         "mood_arr": ["happy", "sad"],
+                         "ip_arr": ["192.168.0.1", "::1"],
+                         "ir_arr": ["[1,2)"],
+                         "dom_arr": ["MQ==", "Mg=="],
+                         "mood": "happy",
+                         "dom_n": "12.34",
+                         "addr": "KCJNYWluICIiU3QiIiwgMSIsMTIzNDUp",
+                         "ch": "ab   ",
+                         "ct": "CiText",
+                         "iv": "P1Y2M3DT4H5M6.789S",
+                         "j": "{\\"a\\": [1, 2]}",
+                         "jb": "{\\"b\\": {\\"c\\": null}}",
+                         "hs": "{\\"a\\":\\"1\\",\\"b\\":null,\\"c d\\":\\"e,f\\"}",
+                         "x": "<a>x</a>",
+                         "tsv": "'a' 'cat' 'fat'",
+                         "ip": "192.168.0.1/24",
+                         "cidr": "10.0.0.0/8",
+                         "mac": "08:00:2b:01:02:03",
+                         "mac8": "08:00:2b:01:02:03:04:05",
+                         "mo": "1234.56",
+                         "ir": "[1,10)",
+                         "tsr": "[\\"2016-01-01 10:00:00\\",\\"2016-01-01 11:00:00\\")",
+                         "pt": {"x": 1.5, "y": 2.5, "wkb": "AQEAAAAAAAAAAAD4PwAAAAAAAARA", "srid": null},
+                         "bt": true,
+                         "b3": "BQ==",
+                         "vb": "Aw==",
+                         "u": "3f2504e0-4f89-11d3-9a0c-0305e82c3301",
+                         "bin": "3q2+7w==",
+                         "tstz_max": "+294247-01-01T23:59:59.999999Z"}
+                        """);
+    }
+
+    /**
+     * Each value as a user would query it, in SQL both warehouses run: array elements by position,
+     * intervals, JSON, ranges and the rest by comparison with a literal of their type.
+     */
+    private void assertPostgresTypeRow() throws Exception {
+        String[] expressions = {
+            "CAST(d_arr[1] AS VARCHAR)",
+            "CAST(d_arr[2] AS VARCHAR)",
+            "CAST(d_arr[3] AS VARCHAR)",
+            "CAST(d_arr[4] AS VARCHAR)",
+            "CAST(ts_arr[1] AS VARCHAR)",
+            "CAST(tstz_arr[1] AT TIME ZONE 'UTC' AS VARCHAR)",
+            "CAST(tm_arr[1] AS VARCHAR)",
+            "i2_arr[2] + i_arr[3] + i8_arr[1]",
+            "CAST(i_arr[2] AS VARCHAR)",
+            "f4_arr[1] * 2",
+            "CAST(f_arr[2] > 1e308 AS VARCHAR)",
+            "num_arr[1] * 2",
+            "CAST(b_arr[2] AS VARCHAR)",
+            "t_arr[2] || '|' || t_arr[3] || '|' || t_arr[4] || '|' || t_arr[6] || '|' || t_arr[7]"
+                    + " || '|' || t_arr[8]",
+            "CAST(t_arr[5] IS NULL AS VARCHAR)",
+            "ch_arr[1] || '|'",
+            "CAST(u_arr[1] AS VARCHAR)",
+            "CAST(j_arr[1] AS VARCHAR)",
+            "mood_arr[1] || ',' || mood_arr[2]",
+            "ip_arr[2]",
+            "ir_arr[1]",
+            "dom_arr[2]",
+            "mood || ' ' || dom_n || ' ' || addr || ' ' || ch || '|' || ct",
+            "CAST(iv = CAST('1 year 2 months 3 days 04:05:06.789' AS INTERVAL) AS VARCHAR)",
+            "CAST(j AS VARCHAR)",
+            "CAST(jb AS VARCHAR)",
+            "hs->>'a'",
+            "CAST(x AS VARCHAR) || ' ' || CAST(tsv AS VARCHAR)",
+            "CAST(ip AS VARCHAR) || ' ' || CAST(cidr AS VARCHAR) || ' ' || CAST(mac AS VARCHAR)"
+                    + " || ' ' || CAST(mac8 AS VARCHAR)",
+            "mo * 2",
+            "CAST(ir AS VARCHAR) || ' ' || CAST(tsr AS VARCHAR)",
+            pointCoordinates("pt"),
+            "CAST(bt AS VARCHAR) || ' ' || CAST(b3 AS VARCHAR) || ' ' || CAST(vb AS VARCHAR)",
+            "CAST(u AS VARCHAR)"
+        };
+        List<String> got = new ArrayList<>();
+        try (Connection c = writer.openReader();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT "
+                                        + String.join(", ", expressions)
+                                        + ", by_arr[1], bin, tstz_max FROM "
+                                        + quoted(table))) {
+            assertThat(rs.next()).isTrue();
+            for (int i = 1; i <= expressions.length; i++) {
+                Object v = rs.getObject(i);
+                got.add(
+                        v instanceof BigDecimal d
+                                ? d.stripTrailingZeros().toPlainString()
+                                : String.valueOf(v));
+            }
+            assertThat(rs.getBytes(expressions.length + 1)).containsExactly(0xDE, 0xAD);
+            assertThat(rs.getBytes(expressions.length + 2)).containsExactly(0xDE, 0xAD, 0xBE, 0xEF);
+            assertThat(rs.getObject(expressions.length + 3, OffsetDateTime.class).toInstant())
+                    .isEqualTo(Instant.parse("+294247-01-01T23:59:59.999999Z"));
+        }
+        assertThat(got)
+                .containsExactly(
+                        "2016-11-04",
+                        "2016-11-05",
+                        "infinity",
+                        "null",
+                        "2016-11-04 10:00:00.5",
+                        "2016-11-04 08:00:00.5",
+                        "10:00:00",
+                        "9000000005",
+                        "null",
+                        "3.0",
+                        "true",
+                        "3",
+                        "false",
+                        "b c||NULL|q\"uote|back\\slash|com,ma",
+                        "true",
+                        "ab |",
+                        "3f2504e0-4f89-11d3-9a0c-0305e82c3301",
+                        "{\"b\": 2}",
+                        "happy,sad",
+                        "::1",
+                        "[1,2)",
+                        "2",
+                        "happy 12.34 (\"Main \"\"St\"\", 1\",12345) ab   |CiText",
+                        "true",
+                        "{\"a\": [1, 2]}",
+                        "{\"b\": {\"c\": null}}",
+                        "1",
+                        "<a>x</a> 'a' 'cat' 'fat'",
+                        "192.168.0.1/24 10.0.0.0/8 08:00:2b:01:02:03 08:00:2b:01:02:03:04:05",
+                        "2469.12",
+                        "[1,10) [\"2016-01-01 10:00:00\",\"2016-01-01 11:00:00\")",
+                        "1.5 2.5",
+                        "true 101 11",
+                        "3f2504e0-4f89-11d3-9a0c-0305e82c3301");
+    }
+
+    @Test
+    void postgresTypesLandAsTheWarehousesOwnTypes() throws Exception {
+        writer.apply(
+                List.of(
+                        NetChanges.change(
+                                table,
+                                postgresTypeColumns(),
+                                NetOperation.INSERT,
+                                1,
+                                postgresTypeRow(),
+                                List.of(),
+                                10,
+                                NetChangeMode.ALL)),
+                100);
+        assertPostgresTypeRow();
+
+        // an update that sends none of them keeps them (DuckDB copies them through text)
+        ObjectNode placeholder = M.createObjectNode();
+        placeholder.put("id", 1);
+        List<String> unchanged = new ArrayList<>();
+        for (ColumnSpec c : postgresTypeColumns()) {
+            if (!c.key()) {
+                placeholder.put(c.name(), "__debezium_unavailable_value");
+                unchanged.add(c.name());
+            }
+        }
+        writer.apply(
+                List.of(
+                        NetChanges.change(
+                                table,
+                                postgresTypeColumns(),
+                                NetOperation.UPDATE,
+                                1,
+                                placeholder,
+                                unchanged,
+                                11,
+                                NetChangeMode.ALL)),
+                200);
+        assertPostgresTypeRow();
+    }
+
+    @Test
+    void aTableMadeByTheEarlierMappingKeepsItsColumnTypes() throws Exception {
+        // the earlier mapping: arrays without their element type and JSON as text, intervals as
+        // microseconds, bit strings as binary
+        List<ColumnSpec> before =
+                List.of(
+                        new ColumnSpec("id", "INT4", true, false, 10, 0, "int32", null),
+                        new ColumnSpec("days", "ARRAY", false, true, null, null, "array", null),
+                        pg("doc", "TEXT", "string", null),
+                        pg("iv", "INT64", "int64", "io.debezium.time.MicroDuration"),
+                        pg("b3", "BYTES", "bytes", null));
+        ObjectNode first =
+                (ObjectNode)
+                        M.readTree(
+                                "{\"id\": 1, \"days\": [17109], \"doc\": \"{}\", \"iv\": 1000000,"
+                                        + " \"b3\": \"BQ==\"}");
+        writer.apply(
+                List.of(
+                        NetChanges.change(
+                                table,
+                                before,
+                                NetOperation.INSERT,
+                                1,
+                                first,
+                                List.of(),
+                                10,
+                                NetChangeMode.ALL)),
+                100);
+        List<ColumnSpec> now =
+                List.of(
+                        new ColumnSpec("id", "INT4", true, false, 10, 0, "int32", null),
+                        pgArray("days", "_DATE", 13, 0, "int32", "io.debezium.time.Date"),
+                        pg("doc", "JSONB", "string", "io.debezium.data.Json"),
+                        pg("iv", "INTERVAL", 49, 6, "string", "io.debezium.time.Interval"),
+                        pg("b3", "BIT", 3, 0, "bytes", "io.debezium.data.Bits"),
+                        pgArray("more", "_DATE", 13, 0, "int32", "io.debezium.time.Date"));
+        ObjectNode second =
+                (ObjectNode)
+                        M.readTree(
+                                "{\"id\": 2, \"days\": [17110, null], \"doc\": \"{\\\"a\\\": 1}\","
+                                        + " \"iv\": \"P0Y1M0DT0H0M1S\", \"b3\": \"BQ==\","
+                                        + " \"more\": [17111]}");
+        writer.apply(
+                List.of(
+                        NetChanges.change(
+                                table,
+                                now,
+                                NetOperation.INSERT,
+                                2,
+                                second,
+                                List.of(),
+                                11,
+                                NetChangeMode.ALL)),
+                200);
+        try (Connection c = writer.openReader();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT days, doc, iv, b3, CAST(more[1] AS VARCHAR) FROM "
+                                        + quoted(table)
+                                        + " WHERE id = 2")) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getString(1)).isEqualTo("[17110,null]");
+            assertThat(rs.getString(2)).isEqualTo("{\"a\": 1}");
+            // a month of 30.4375 days and a second, as Debezium's microseconds count them
+            assertThat(rs.getLong(3)).isEqualTo(2_629_801_000_000L);
+            assertThat(rs.getBytes(4)).containsExactly(5);
+            assertThat(rs.getString(5)).isEqualTo("2016-11-06");
         }
     }
 
