@@ -255,6 +255,8 @@ final class RunCommand implements Callable<Integer> {
                                         .map(dev.cdclab.capture.CaptureJobReport::asMap)
                                         .orElse(null),
                                 m.verification(),
+                                RunReport.Facts.keylessTables(
+                                        p.captureSource().keylessTables(), m.verification()),
                                 work.toString()));
         out.print(report.toText());
         String json = report.toJson();

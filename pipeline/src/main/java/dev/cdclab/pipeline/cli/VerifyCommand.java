@@ -87,9 +87,10 @@ final class VerifyCommand implements Callable<Integer> {
             }
             out.printf(
                     Locale.ROOT,
-                    "  %-32s %s  source %,d rows %s  warehouse %,d rows %s%n",
+                    "  %-32s %s  %-16s source %,d rows %s  warehouse %,d rows %s%n",
                     t.get("table").asText(),
                     t.get("matches").asBoolean() ? "ok  " : "DIFF",
+                    "by " + t.path("compared_as").asText("?"),
                     t.get("source_rows").asLong(),
                     t.get("source_checksum").asText(),
                     t.get("warehouse_rows").asLong(),

@@ -55,6 +55,7 @@ public final class RunReport {
      * @param infrastructure kind and images of the services, as {@link InfraDescription#asMap}
      * @param captureJob the source's capture job on its own work (SQL Server), or null
      * @param verification comparison result
+     * @param keylessTables tables without a key, {@code schema.table} to how they were captured
      * @param workDir where data and logs are
      */
     public record Facts(
@@ -85,7 +86,24 @@ public final class RunReport {
             Map<String, Object> infrastructure,
             Map<String, Object> captureJob,
             VerificationResult verification,
-            String workDir) {}
+            Map<String, String> keylessTables,
+            String workDir) {
+
+        /**
+         * The tables without a key: those capture found when it started, with how (REPLICA IDENTITY
+         * FULL, or left out), and those verification compared as rows.
+         */
+        public static Map<String, String> keylessTables(
+                Map<String, String> atStart, VerificationResult verification) {
+            Map<String, String> out = new java.util.TreeMap<>(atStart);
+            for (TableResult t : verification.tables()) {
+                if ("rows (no key)".equals(t.comparedAs())) {
+                    out.putIfAbsent(t.table(), "REPLICA IDENTITY FULL");
+                }
+            }
+            return out;
+        }
+    }
 
     private final Facts f;
 
@@ -182,6 +200,7 @@ public final class RunReport {
         v.put("summary", f.verification().summary());
         v.put("tables", vt);
         m.put("verification", v);
+        m.put("keyless_tables", f.keylessTables());
         m.put("work_dir", f.workDir());
         try {
             return new ObjectMapper()
@@ -338,6 +357,13 @@ public final class RunReport {
             b.append(" ").append(String.join(" ", im));
         }
         b.append("\n");
+        if (!f.keylessTables().isEmpty()) {
+            List<String> kl = new ArrayList<>();
+            f.keylessTables().forEach((t, how) -> kl.add(t + " (" + how + ")"));
+            b.append("no key        ")
+                    .append(String.join(", ", kl))
+                    .append(": applied row by row, compared as rows\n");
+        }
         b.append("machine       ").append(Machine.oneLine()).append("\n");
         b.append("work dir      ").append(f.workDir()).append("\n");
         for (TableResult t : f.verification().tables()) {
