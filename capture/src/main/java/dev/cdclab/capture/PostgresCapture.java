@@ -490,9 +490,12 @@ public final class PostgresCapture implements CaptureSource {
     /** Debezium's signal table: an insert of an {@code execute-snapshot} row starts one. */
     public static final String SIGNAL_TABLE = CaptureConfig.LAB_SCHEMA + ".debezium_signal";
 
-    /** Where the connector reports its snapshots' progress: outside the router's pattern. */
+    /**
+     * Where the connector reports its snapshots' progress: under the run's prefix (removed with
+     * its other topics), outside the router's pattern (no schema part).
+     */
     public static String notificationTopic(CaptureConfig c) {
-        return c.get(CaptureConfig.TOPIC_PREFIX) + "-notifications";
+        return c.get(CaptureConfig.TOPIC_PREFIX) + ".notifications";
     }
 
     @Override
