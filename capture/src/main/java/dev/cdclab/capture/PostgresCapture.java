@@ -491,8 +491,8 @@ public final class PostgresCapture implements CaptureSource {
     public static final String SIGNAL_TABLE = CaptureConfig.LAB_SCHEMA + ".debezium_signal";
 
     /**
-     * Where the connector reports its snapshots' progress: under the run's prefix (removed with
-     * its other topics), outside the router's pattern (no schema part).
+     * Where the connector reports its snapshots' progress: under the run's prefix (removed with its
+     * other topics), outside the router's pattern (no schema part).
      */
     public static String notificationTopic(CaptureConfig c) {
         return c.get(CaptureConfig.TOPIC_PREFIX) + ".notifications";
