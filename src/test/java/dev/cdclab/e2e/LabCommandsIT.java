@@ -43,11 +43,11 @@ class LabCommandsIT {
         assertThat(out)
                 .contains("highest sustained")
                 .contains("verified: warehouse matches source")
-                .contains("pipeline source=postgres interval=1s")
+                .contains("pipeline source=postgres interval=transaction net_changes=all")
                 .contains("fsync=on");
         JsonNode r = new ObjectMapper().readTree(json.toFile());
         assertThat(r.get("steps")).hasSize(2);
-        assertThat(r.get("pipeline").get("interval").asText()).isEqualTo("1s");
+        assertThat(r.get("pipeline").get("interval").asText()).isEqualTo("transaction");
         assertThat(r.get("highest_sustained_changes_per_s").asDouble()).isPositive();
     }
 
@@ -80,7 +80,9 @@ class LabCommandsIT {
         assertThat(row.get("tx_per_s_capture_off").asDouble()).isPositive();
         assertThat(row.get("tx_per_s_capture_on").asDouble()).isPositive();
         assertThat(row.get("verified").asBoolean()).isTrue();
-        assertThat(out).contains("fsync=on").contains("pipeline source=postgres interval=1s");
+        assertThat(out)
+                .contains("fsync=on")
+                .contains("pipeline source=postgres interval=transaction net_changes=all");
         assertThat(
                         new ObjectMapper()
                                 .readTree(json.toFile())

@@ -167,7 +167,9 @@ public final class PostgresCapture implements CaptureSource {
                 "",
                 "UPDATE " + DebeziumConnectorConfig.HEARTBEAT_TABLE + " SET ts = now()",
                 DebeziumConnectorConfig.Router.TO_LOGICAL_TOPIC,
-                "lsn,txId");
+                // sequence: the position of the last commit before the event's transaction, the
+                // same for all its events, ordered as the stream is: windows are cut by it
+                "lsn,txId,sequence");
     }
 
     @Override

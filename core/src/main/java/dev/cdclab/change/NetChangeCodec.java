@@ -94,7 +94,8 @@ public final class NetChangeCodec {
                 g.writeObjectFieldStart("marker");
                 g.writeNumberField("task", m.task());
                 g.writeNumberField("tasks", m.tasks());
-                g.writeNumberField("closed_through_ms", m.closedThroughMs());
+                g.writeNumberField("closed_through", m.closedThrough());
+                g.writeNumberField("source_ms", m.sourceMs());
                 g.writeEndObject();
                 g.writeEndObject();
             }
@@ -179,7 +180,8 @@ public final class NetChangeCodec {
                         return new IntervalMarker(
                                 required(m, "task").asInt(),
                                 required(m, "tasks").asInt(),
-                                required(m, "closed_through_ms").asLong());
+                                required(m, "closed_through").asLong(),
+                                required(m, "source_ms").asLong());
                     }
                     case "table_event" -> {
                         JsonNode e = p.readValueAsTree();

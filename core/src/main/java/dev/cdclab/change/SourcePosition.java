@@ -65,6 +65,16 @@ public final class SourcePosition {
         return commit + "/" + change + "/" + String.format(Locale.ROOT, "%010d", serial);
     }
 
+    /**
+     * A SQL Server commit LSN as a number that orders commits as the LSNs do: the virtual log file
+     * and the block (transactions committing in one block share it).
+     */
+    public static long sqlServerCommitOrder(String commitLsn) {
+        String t = lsn(commitLsn, "commit_lsn");
+        return (Long.parseLong(t.substring(0, 8), 16) << 32)
+                | Long.parseLong(t.substring(9, 17), 16);
+    }
+
     private static String lsn(String text, String field) {
         if (text == null) {
             throw new MalformedRecordException("SQL Server event has no " + field);

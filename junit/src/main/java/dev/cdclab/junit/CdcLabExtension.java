@@ -55,7 +55,7 @@ public final class CdcLabExtension
 
     private final JdbcDatabaseContainer<?> attachedSource;
     private KafkaContainer attachedKafka;
-    private Duration interval = Duration.ofSeconds(1);
+    private Duration interval = Duration.ZERO;
     private NetChangeMode mode = NetChangeMode.ALL;
     private int partitions = 1;
     private Consumer<Pipeline.Builder> customizer = b -> {};

@@ -540,7 +540,7 @@ public final class Pipeline implements AutoCloseable {
         private String runId = "run";
         private String warehouseUrl;
         private int partitions = 1;
-        private Duration interval = Duration.ofSeconds(1);
+        private Duration interval = Duration.ZERO;
         private Duration grace = Duration.ofMillis(100);
         private Duration heartbeat = Duration.ofSeconds(1);
         private NetChangeMode mode = NetChangeMode.ALL;

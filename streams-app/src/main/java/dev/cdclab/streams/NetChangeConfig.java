@@ -59,20 +59,36 @@ public final class NetChangeConfig {
                     .build();
     public static final ConfigOption<Duration> INTERVAL =
             durationOption("interval")
-                    .defaultValue(Duration.ofSeconds(1))
+                    .defaultValue(Duration.ZERO)
                     .check(d -> !d.isNegative(), "must be >= 0")
                     .description(
-                            "Length of a net-change interval in source commit time; 0 makes each"
-                                    + " source transaction its own interval.")
+                            "0 (default): a window per source transaction, closed as soon as a"
+                                    + " later transaction (or a heartbeat) shows on the partition,"
+                                    + " with no grace; the sink folds every window waiting into"
+                                    + " one warehouse transaction, so windows grow exactly when"
+                                    + " the warehouse falls behind. A duration: fixed windows of"
+                                    + " source commit time, closed once the partition's newest"
+                                    + " commit passes their end by 'grace' (the white paper's"
+                                    + " intervals).")
                     .build();
     public static final ConfigOption<Duration> GRACE =
             durationOption("grace")
                     .defaultValue(Duration.ofMillis(100))
                     .check(d -> !d.isNegative(), "must be >= 0")
                     .description(
-                            "How far past an interval's end a partition must have seen the"
-                                    + " source commit before the interval closes; absorbs"
-                                    + " commit-timestamp jitter between concurrent transactions.")
+                            "Fixed intervals: how far past an interval's end a partition must have"
+                                    + " seen the source commit before the interval closes;"
+                                    + " absorbs commit-timestamp jitter between concurrent"
+                                    + " transactions.")
+                    .build();
+    public static final ConfigOption<Duration> MARKER_INTERVAL =
+            durationOption("marker.interval")
+                    .defaultValue(Duration.ofMillis(5))
+                    .check(d -> !d.isNegative(), "must be >= 0")
+                    .description(
+                            "At most one interval marker per task and partition this often: the"
+                                    + " sink applies windows when their markers arrive, so this"
+                                    + " bounds the wait it adds.")
                     .build();
     public static final ConfigOption<NetChangeMode> MODE =
             enumOption("mode", NetChangeMode.class)
@@ -197,6 +213,7 @@ public final class NetChangeConfig {
                     NET_CHANGES_TOPIC,
                     INTERVAL,
                     GRACE,
+                    MARKER_INTERVAL,
                     MODE,
                     PARTITIONS,
                     REPLICATION_FACTOR,

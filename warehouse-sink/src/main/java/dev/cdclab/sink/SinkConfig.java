@@ -107,6 +107,20 @@ public final class SinkConfig {
                                     + " interval, with nothing of it applied.")
                     .build();
 
+    public static final ConfigOption<Duration> TOMBSTONE_RETENTION =
+            durationOption("tombstone.retention")
+                    .defaultValue(Duration.ofHours(1))
+                    .check(d -> !d.isNegative(), "must be >= 0")
+                    .description(
+                            "How long (in source commit time, behind the newest change applied)"
+                                    + " the warehouse keeps the position of each deleted key, so"
+                                    + " that a replayed older change cannot bring the row back."
+                                    + " Replays reach back as far as the capture's last flushed"
+                                    + " offset (Kafka Connect's offset.flush.interval.ms) and the"
+                                    + " Streams app's last commit; older tombstones are removed"
+                                    + " about once a minute. 0 keeps them all.")
+                    .build();
+
     /** What the sink does with a source {@code TRUNCATE}. */
     public enum TruncateHandling {
         /** empty the warehouse table as of the truncate's position. */
@@ -139,7 +153,8 @@ public final class SinkConfig {
                     BUFFER_BYTES,
                     ERRORS_TOLERANCE,
                     DEAD_LETTER_TOPIC,
-                    TRUNCATE);
+                    TRUNCATE,
+                    TOMBSTONE_RETENTION);
 
     private final Configuration config;
 

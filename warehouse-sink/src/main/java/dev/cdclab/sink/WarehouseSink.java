@@ -97,10 +97,12 @@ public final class WarehouseSink implements AutoCloseable {
         try {
             writer =
                     new WarehouseWriter(
-                            url,
-                            config.get(SinkConfig.WAREHOUSE_USER),
-                            config.password(),
-                            config.get(SinkConfig.TRUNCATE) == SinkConfig.TruncateHandling.SKIP);
+                                    url,
+                                    config.get(SinkConfig.WAREHOUSE_USER),
+                                    config.password(),
+                                    config.get(SinkConfig.TRUNCATE)
+                                            == SinkConfig.TruncateHandling.SKIP)
+                            .tombstoneRetention(config.get(SinkConfig.TOMBSTONE_RETENTION));
         } catch (SQLException e) {
             throw new IllegalStateException(
                     "cannot open warehouse " + url + ": " + firstLine(e.getMessage()), e);
@@ -183,10 +185,19 @@ public final class WarehouseSink implements AutoCloseable {
     private void loop() {
         Duration pollTimeout = config.get(SinkConfig.POLL_TIMEOUT);
         try {
+            long limit = config.get(SinkConfig.BUFFER_BYTES);
             while (running) {
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(pollTimeout);
-                for (ConsumerRecord<byte[], byte[]> r : records) {
-                    accept(r);
+                // everything waiting goes into the next warehouse transaction: the longer the
+                // last one took, the more it folds (up to what memory holds)
+                while (!records.isEmpty()) {
+                    for (ConsumerRecord<byte[], byte[]> r : records) {
+                        accept(r);
+                    }
+                    if (gate.heldBytes() >= limit) {
+                        break;
+                    }
+                    records = consumer.poll(Duration.ZERO);
                 }
                 applyReady();
             }
@@ -311,13 +322,14 @@ public final class WarehouseSink implements AutoCloseable {
             Map<TopicPartition, Long> restart = gate.committableOffsets();
             List<IntervalRecord> ready = gate.release(bound);
             stopOnTruncateIfAsked(ready);
+            long sourceTime = gate.sourceTime();
             if (ready.isEmpty() && streamedChanges == 0) {
-                stats.advance(bound);
+                stats.advance(sourceTime);
             } else {
                 long t0 = System.nanoTime();
                 WarehouseWriter.Applied applied;
                 try {
-                    applied = writer.apply(ready, bound);
+                    applied = writer.apply(ready, sourceTime);
                 } catch (SQLException | RuntimeException e) {
                     if (deadLetterRefused(ready, restart, e)) {
                         return;
@@ -328,12 +340,17 @@ public final class WarehouseSink implements AutoCloseable {
                 latency.recordAll(streamedTimes, applied.committedAtMs());
                 List<NetChange> changes = changesOf(ready);
                 latency.recordAll(changes, applied.committedAtMs());
-                streamedTables.forEach((table, n) -> stats.applied(table, n[0], n[1]));
+                Map<String, Long> raw = new HashMap<>();
+                streamedTables.forEach((table, n) -> raw.merge(table, n[1], Long::sum));
                 for (NetChange c : changes) {
-                    stats.applied(c.table(), c.rawChanges());
+                    raw.merge(c.table(), (long) c.rawChanges(), Long::sum);
                 }
+                raw.forEach(
+                        (table, r) ->
+                                stats.applied(
+                                        table, applied.netChanges().getOrDefault(table, 0L), r));
                 stats.tableEvents(writer.tablesEmptied(), writer.keylessUnmatched());
-                stats.batch(applied.rowsWritten() + streamedRows, bound);
+                stats.batch(applied.rowsWritten() + streamedRows, sourceTime);
                 gate.committed();
                 forgetStreamed();
                 haltIfAsked();

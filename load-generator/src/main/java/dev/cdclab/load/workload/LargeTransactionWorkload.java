@@ -61,6 +61,11 @@ final class LargeTransactionWorkload implements Workload {
     }
 
     @Override
+    public double defaultRate() {
+        return single ? 1000 : DEFAULT_ROWS_PER_SECOND / Math.max(1, options.txSize());
+    }
+
+    @Override
     public String description() {
         return single
                 ? "large-transaction counterpart: the same dba_objects-like rows, committed one per"

@@ -176,6 +176,11 @@ final class PaperWorkloads {
         }
 
         @Override
+        public double defaultRate() {
+            return DEFAULT_ROWS_PER_SECOND / ((10 + Math.max(10, options.txSize())) / 2.0);
+        }
+
+        @Override
         public TxPlan plan(long i) {
             SplittableRandom r = Rand.of(options.seed(), 6, i);
             int max = Math.max(10, options.txSize());
@@ -208,6 +213,11 @@ final class PaperWorkloads {
                     false,
                     390_000,
                     1000);
+        }
+
+        @Override
+        public double defaultRate() {
+            return DEFAULT_ROWS_PER_SECOND / Math.max(1, options.txSize());
         }
 
         @Override

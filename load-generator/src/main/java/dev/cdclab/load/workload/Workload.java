@@ -11,6 +11,8 @@ import java.util.function.LongConsumer;
  * the transaction number, so the same seed yields the same statements whatever the thread count.
  */
 public interface Workload {
+    /** Row changes per second the large-transaction workloads' default rates aim at. */
+    double DEFAULT_ROWS_PER_SECOND = 4_000;
 
     /** Name as the papers use it, e.g. {@code W3}. */
     String name();
@@ -40,4 +42,13 @@ public interface Workload {
 
     /** The statements of transaction number {@code i} (0-based). */
     TxPlan plan(long i);
+
+    /**
+     * Transactions per second {@code run} drives when no rate is given: one that a two-core machine
+     * sustains with the default pipeline (1,000 for the small-transaction workloads, about {@link
+     * #DEFAULT_ROWS_PER_SECOND} row changes per second for the large ones).
+     */
+    default double defaultRate() {
+        return 1000;
+    }
 }

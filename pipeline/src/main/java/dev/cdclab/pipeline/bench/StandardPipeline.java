@@ -146,6 +146,7 @@ public final class StandardPipeline implements BenchTarget {
                 StandardPipelineConfig.sink(
                         prefix,
                         capture.schemas(),
+                        settings.tables().size(),
                         warehouse.jdbcUrl(),
                         warehouse.user(),
                         warehouse.password());

@@ -10,8 +10,9 @@ import java.util.stream.Collectors;
  * The connector configurations of the standard pipeline: Debezium's PostgreSQL connector as cdc-lab
  * runs it, minus cdc-lab's routing and flattening, with what Debezium's JDBC sink needs (key
  * schemas, one topic per table, Debezium's default decimal handling); and the JDBC sink in upsert
- * mode with deletes, keyed by the record key, with the batching Debezium's documentation
- * recommends.
+ * mode with deletes, keyed by the record key, with the tuning Debezium's documentation recommends:
+ * batched multi-row upserts with the reduction buffer, {@code max.poll.records} equal to {@code
+ * batch.size}, and one task per table (one topic each).
  */
 public final class StandardPipelineConfig {
     /** The JDBC sink connector's class. */
@@ -50,16 +51,18 @@ public final class StandardPipelineConfig {
      *
      * @param topicPrefix the source connector's topic prefix
      * @param schemas the captured schemas (one topic per table under them)
+     * @param tables how many tables are captured: one sink task each
      */
     public static Map<String, String> sink(
             String topicPrefix,
             List<String> schemas,
+            int tables,
             String warehouseJdbcUrl,
             String user,
             String password) {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("connector.class", SINK_CLASS);
-        m.put("tasks.max", "1");
+        m.put("tasks.max", Integer.toString(Math.max(1, tables)));
         m.put(
                 "topics.regex",
                 Pattern.quote(topicPrefix)
@@ -85,6 +88,8 @@ public final class StandardPipelineConfig {
         m.put("collection.name.format", "${source.schema}.${source.table}");
         m.put("use.reduction.buffer", "true");
         m.put("batch.size", "500");
+        // a poll as large as a batch, so each flush is a full batch (Debezium's JDBC sink docs)
+        m.put("consumer.override.max.poll.records", "500");
         return m;
     }
 

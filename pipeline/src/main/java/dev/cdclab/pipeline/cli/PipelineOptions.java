@@ -127,10 +127,13 @@ final class PipelineOptions {
     @Option(
             names = "--interval",
             paramLabel = "DURATION",
-            defaultValue = "1s",
+            defaultValue = "0",
             converter = Commands.DurationConverter.class,
             description =
-                    "Net-change interval in source commit time; 0 = one per transaction (default: ${DEFAULT-VALUE}).")
+                    "0 (default): a net-change window per source transaction, closed at the next"
+                            + " one, the sink folding every window waiting into one warehouse"
+                            + " transaction; a duration: fixed windows of source commit time"
+                            + " (default: ${DEFAULT-VALUE}).")
     Duration interval;
 
     @Option(
@@ -139,7 +142,8 @@ final class PipelineOptions {
             defaultValue = "100ms",
             converter = Commands.DurationConverter.class,
             description =
-                    "How far past an interval's end the source must be before it closes (default: ${DEFAULT-VALUE}).")
+                    "Fixed intervals: how far past an interval's end the source must be before it"
+                            + " closes (default: ${DEFAULT-VALUE}).")
     Duration grace;
 
     @Option(
@@ -276,8 +280,11 @@ final class PipelineOptions {
     Map<String, Object> settings() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("source", source.label());
-        m.put("interval", Durations.format(interval));
-        m.put("grace", Durations.format(grace));
+        // a zero interval is a window per source transaction, where grace plays no part
+        m.put("interval", interval.isZero() ? "transaction" : Durations.format(interval));
+        if (!interval.isZero()) {
+            m.put("grace", Durations.format(grace));
+        }
         m.put("net_changes", mode.name().toLowerCase(Locale.ROOT));
         m.put("partitions", partitions);
         m.put("processing_guarantee", guarantee.name().toLowerCase(Locale.ROOT));

@@ -57,10 +57,13 @@ final class RunCommand implements Callable<Integer> {
     @Option(
             names = "--rate",
             paramLabel = "TX/S",
-            defaultValue = "1000",
             description =
-                    "Target transactions per second, open loop; 0 = as fast as possible (default: ${DEFAULT-VALUE}).")
-    double rate;
+                    "Target transactions per second, open loop; 0 = as fast as possible (default: the"
+                            + " workload's, one this machine class sustains: 1,000 for mix, about"
+                            + " 4,000 row changes/s for W6, W7 and T1).")
+    Double rate;
+
+    private double targetRate;
 
     @Option(
             names = "--workload",
@@ -98,7 +101,7 @@ final class RunCommand implements Callable<Integer> {
         if (duration.isZero() || duration.isNegative()) {
             throw new IllegalArgumentException("--duration must be > 0");
         }
-        if (rate < 0) {
+        if (rate != null && rate < 0) {
             throw new IllegalArgumentException("--rate must be >= 0");
         }
         PrintStream out = System.out;
@@ -106,6 +109,8 @@ final class RunCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--transactions must be >= 0");
         }
         Workload wl = knobs.create(workload, pipelineOptions.source);
+        double rate = this.rate != null ? this.rate : wl.defaultRate();
+        targetRate = rate;
         String runId = Commands.newRunId();
         Path work = Commands.workDir(pipelineOptions.workDir, runId, "run");
         Commands.logTo(work, "cdc-lab.log");
@@ -192,22 +197,43 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
-    private static String progress(PhaseEngine engine) {
+    static String progress(PhaseEngine engine) {
         SecondSample s = engine.latest();
         String phase = engine.phase();
+        PhaseEngine.LoadProgress lp = engine.loadProgress();
+        String shortfall =
+                lp != null && lp.belowTarget()
+                        ? String.format(
+                                Locale.ROOT,
+                                " | target %s tx/s not reached: the source takes %s tx/s",
+                                Numbers.rate(lp.targetRate()),
+                                Numbers.rate(lp.txPerSecond()))
+                        : "";
         if (s == null || phase.equals("warmup") || phase.equals("settle")) {
-            return String.format(Locale.ROOT, "%5.0fs | %s", engine.phaseSeconds(), phase);
+            if (lp == null) {
+                return String.format(Locale.ROOT, "%5.0fs | %s", engine.phaseSeconds(), phase);
+            }
+            return String.format(
+                    Locale.ROOT,
+                    "%5.0fs | %s | source %s tx/s, %s ch/s | backlog %s%s",
+                    engine.phaseSeconds(),
+                    phase,
+                    Numbers.rate(lp.txPerSecond()),
+                    Numbers.count(Math.round(lp.changesPerSecond())),
+                    Numbers.count(lp.backlog()),
+                    shortfall);
         }
         return String.format(
                 Locale.ROOT,
-                "%5.0fs | %s | source %s ch/s | applied %s ch/s | backlog %s | e2e p50 %s p99 %s",
+                "%5.0fs | %s | source %s ch/s | applied %s ch/s | backlog %s | e2e p50 %s p99 %s%s",
                 s.second(),
                 phase,
                 Numbers.count(s.sourceChangesPerSecond()),
                 Numbers.count(s.appliedPerSecond()),
                 Numbers.count(s.backlog()),
                 Double.isNaN(s.p50Ms()) ? "-" : Numbers.ms(s.p50Ms()),
-                Double.isNaN(s.p99Ms()) ? "-" : Numbers.ms(s.p99Ms()));
+                Double.isNaN(s.p99Ms()) ? "-" : Numbers.ms(s.p99Ms()),
+                shortfall);
     }
 
     private int report(
@@ -229,7 +255,7 @@ final class RunCommand implements Callable<Integer> {
                                 wl.name(),
                                 wl.description(),
                                 knobs.threads,
-                                rate,
+                                targetRate,
                                 knobs.seed,
                                 prefilled,
                                 m.loadSeconds(),

@@ -121,6 +121,7 @@ public final class PhaseEngine {
     private volatile String phase = "starting";
     private volatile long phaseStartNanos = System.nanoTime();
     private volatile LoadRunner runner;
+    private volatile long applied0;
 
     private PhaseEngine(
             Plan plan, Pipeline pipeline, LoadRunner.ConnectionFactory source, Path histogramLog) {
@@ -161,6 +162,44 @@ public final class PhaseEngine {
         }
     }
 
+    /**
+     * Where the load stands in the current phase (warm-up included), or null before it starts.
+     *
+     * @param txPerSecond transactions per second the source accepted so far in this phase
+     * @param changesPerSecond row changes per second the source issued so far in this phase
+     * @param backlog row changes issued in this phase and not yet in the warehouse
+     * @param targetRate the rate asked for (0 = as fast as possible)
+     */
+    public record LoadProgress(
+            double txPerSecond, double changesPerSecond, long backlog, double targetRate) {
+        /** True when the source has fallen more than 10% short of a target rate. */
+        public boolean belowTarget() {
+            return targetRate > 0 && txPerSecond < 0.9 * targetRate;
+        }
+    }
+
+    /** The current phase's load so far, or null when no load runs. */
+    public LoadProgress loadProgress() {
+        LoadRunner r = runner;
+        double s = r == null ? 0 : r.elapsedSeconds();
+        if (r == null || s < 1) {
+            return null;
+        }
+        LoadStats ls = r.stats();
+        long backlog =
+                pipeline == null ? 0 : Math.max(0, ls.sourceChanges() - (applied() - applied0));
+        return new LoadProgress(
+                ls.transactions() / s, ls.sourceChanges() / s, backlog, plan.rate());
+    }
+
+    private long applied() {
+        if (pipeline == null) {
+            return 0;
+        }
+        return pipeline.sink().stats().rawChanges()
+                + pipeline.streams().stats().vanishedRawChanges();
+    }
+
     private void enter(String name) {
         phase = name;
         phaseStartNanos = System.nanoTime();
@@ -173,14 +212,18 @@ public final class PhaseEngine {
         if (!plan.warmup().isZero()) {
             enter("warmup");
             LoadRunner w =
-                    LoadPhases.warmUp(
-                            target(),
+                    new LoadRunner(
                             plan.workload(),
                             source,
-                            plan.threads(),
-                            plan.rate(),
-                            plan.warmup(),
-                            plan.drain());
+                            new LoadRunner.Options(
+                                    plan.threads(), plan.rate(), plan.warmup(), 0, 0));
+            applied0 = applied();
+            runner = w;
+            LoadPhases.load(target(), w);
+            if (pipeline != null) {
+                enter("settle");
+                pipeline.awaitCaughtUp(plan.drain());
+            }
             firstTx = w.issued();
             warmupTx = w.stats().transactions();
         }
@@ -214,6 +257,7 @@ public final class PhaseEngine {
                                 plan.measure(),
                                 plan.transactions(),
                                 firstTx));
+        applied0 = applied();
         runner = r;
         LoadStats ls = r.stats();
         String slot = pipeline == null ? null : pipeline.captureConfig().get(CaptureConfig.SLOT);

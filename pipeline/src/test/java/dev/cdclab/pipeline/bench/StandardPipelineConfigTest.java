@@ -44,9 +44,12 @@ class StandardPipelineConfigTest {
     void sinkUpsertsByRecordKeyWithDeletesAndMatchesOnlyTheCapturedSchemas() {
         Map<String, String> sink =
                 StandardPipelineConfig.sink(
-                        "lab.1", List.of("public"), "jdbc:postgresql://h/w", "u", "secret");
+                        "lab.1", List.of("public"), 4, "jdbc:postgresql://h/w", "u", "secret");
 
         assertThat(sink)
+                .containsEntry("tasks.max", "4")
+                .containsEntry("consumer.override.max.poll.records", sink.get("batch.size"))
+                .containsEntry("use.reduction.buffer", "true")
                 .containsEntry("insert.mode", "upsert")
                 .containsEntry("delete.enabled", "true")
                 .containsEntry("primary.key.mode", "record_key")

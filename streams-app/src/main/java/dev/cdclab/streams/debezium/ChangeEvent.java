@@ -23,6 +23,9 @@ import java.util.List;
  * @param transaction source transaction (PostgreSQL transaction id, SQL Server commit LSN)
  * @param transactionNumber a number for the transaction, unique among transactions committing in
  *     the same millisecond (intervals of one transaction are keyed by it)
+ * @param windowKey the transaction's place in the source's commit order: the same for all its
+ *     events, larger for every transaction committed after it (PostgreSQL: the position of the
+ *     previous commit; SQL Server: the commit LSN); {@link Long#MIN_VALUE} when the event has none
  * @param commitMs source commit time ({@code source.ts_ms})
  * @param capturedMs when Debezium built the event (envelope {@code ts_ms})
  * @param kafkaAppendMs Kafka record timestamp
@@ -39,6 +42,7 @@ public record ChangeEvent(
         String position,
         String transaction,
         long transactionNumber,
+        long windowKey,
         long commitMs,
         long capturedMs,
         long kafkaAppendMs,
@@ -72,6 +76,7 @@ public record ChangeEvent(
                 p,
                 transaction,
                 transactionNumber,
+                windowKey,
                 commitMs,
                 capturedMs,
                 kafkaAppendMs,

@@ -89,6 +89,7 @@ public final class DebeziumEventReader {
         String commitLsn;
         String changeLsn;
         Long eventSerialNo;
+        String sequence;
         long capturedMs = Long.MIN_VALUE;
         int afterStart = -1;
         int afterEnd = -1;
@@ -234,14 +235,19 @@ public final class DebeziumEventReader {
         String position;
         String transaction;
         long transactionNumber;
+        long windowKey = Long.MIN_VALUE;
         if (pl.commitLsn != null) {
             position = SourcePosition.sqlServer(pl.commitLsn, pl.changeLsn, pl.eventSerialNo);
             transaction = pl.commitLsn;
             transactionNumber = SourcePosition.sqlServerTransactionNumber(pl.commitLsn);
+            windowKey = SourcePosition.sqlServerCommitOrder(pl.commitLsn);
         } else if (pl.lsn != null) {
             position = SourcePosition.postgres(pl.lsn);
             transactionNumber = pl.txId == null ? 0 : pl.txId;
             transaction = Long.toString(transactionNumber);
+            Long lastCommit = lastCommit(pl.sequence);
+            // a snapshot read has no commit before it: the snapshot's own position orders it
+            windowKey = lastCommit != null ? lastCommit : pl.lsn;
         } else if (pl.op == 'r') {
             // a row of an incremental snapshot: read while streaming, logged nowhere; the
             // net-change app places it after the last position its partition has seen
@@ -264,10 +270,32 @@ public final class DebeziumEventReader {
                 position,
                 transaction,
                 transactionNumber,
+                windowKey,
                 commitMs,
                 pl.capturedMs == Long.MIN_VALUE ? commitMs : pl.capturedMs,
                 recordTimestamp,
                 pl.op == 'd' ? null : pl.generator);
+    }
+
+    /**
+     * The first element of PostgreSQL's {@code source.sequence}, {@code ["<last commit>","<lsn>"]}:
+     * the position of the last commit before the event's transaction; null when absent.
+     */
+    static Long lastCommit(String sequence) {
+        if (sequence == null) {
+            return null;
+        }
+        int q1 = sequence.indexOf('"');
+        if (q1 < 0 || sequence.startsWith("[null")) {
+            return null;
+        }
+        int q2 = sequence.indexOf('"', q1 + 1);
+        try {
+            return q2 > q1 ? Long.parseLong(sequence.substring(q1 + 1, q2)) : null;
+        } catch (NumberFormatException e) {
+            throw new MalformedRecordException(
+                    "source.sequence '" + sequence + "' is not readable");
+        }
     }
 
     /**
@@ -404,6 +432,7 @@ public final class DebeziumEventReader {
             case "commit_lsn" -> pl.commitLsn = textOrNull(p, t);
             case "change_lsn" -> pl.changeLsn = textOrNull(p, t);
             case "event_serial_no" -> pl.eventSerialNo = numberOrNull(p, t);
+            case "sequence" -> pl.sequence = textOrNull(p, t);
             default -> {
                 return false;
             }

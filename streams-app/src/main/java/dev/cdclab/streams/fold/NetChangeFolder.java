@@ -107,6 +107,16 @@ public final class NetChangeFolder {
 
     /** One raw change passed through unfolded ({@link NetChangeMode#OFF}). */
     public static NetChange passThrough(ChangeEvent ev, Interval interval, long emittedMs) {
+        return passThrough(ev, interval, emittedMs, NetChangeMode.OFF);
+    }
+
+    /**
+     * One raw change passed on for the sink to fold ({@code mode} {@link NetChangeMode#ALL} or
+     * {@link NetChangeMode#ALL_WITH_MERGE}: it keeps the newest change per key of every window it
+     * applies at once) or to apply as it is ({@link NetChangeMode#OFF}).
+     */
+    public static NetChange passThrough(
+            ChangeEvent ev, Interval interval, long emittedMs, NetChangeMode mode) {
         PendingChange p = fold(null, ev, interval);
         NetOperation op =
                 switch (ev.op()) {
@@ -114,7 +124,10 @@ public final class NetChangeFolder {
                     case 'u' -> NetOperation.UPDATE;
                     default -> NetOperation.INSERT;
                 };
-        return toNetChange(p, op, NetChangeMode.OFF, emittedMs);
+        if (mode == NetChangeMode.ALL_WITH_MERGE && op != NetOperation.DELETE) {
+            op = NetOperation.UPSERT;
+        }
+        return toNetChange(p, op, mode, emittedMs);
     }
 
     /**

@@ -12,10 +12,10 @@ import dev.cdclab.change.TableEvent;
 import dev.cdclab.streams.debezium.ChangeEvent;
 import dev.cdclab.streams.debezium.DebeziumEventReader;
 import dev.cdclab.streams.fold.Interval;
-import dev.cdclab.streams.fold.IntervalClock;
 import dev.cdclab.streams.fold.NetChangeFolder;
 import dev.cdclab.streams.fold.PendingChange;
 import dev.cdclab.streams.fold.PendingCodec;
+import dev.cdclab.streams.fold.WindowPolicy;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -36,10 +36,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Folds Debezium change events into per-key, per-interval state. Its partition arrives in source
- * commit order, so the newest commit time seen (data or heartbeat) is a watermark: once it passes
- * an interval's end by the grace, the interval's net changes are emitted, followed by an {@link
- * IntervalMarker} on every output partition.
+ * Folds Debezium change events into per-key, per-window state. Its partition arrives in source
+ * commit order, so what it has seen tells which windows are complete (see {@link WindowPolicy}):
+ * their net changes are emitted, and an {@link IntervalMarker} on every output partition says so,
+ * at most once per {@code marker.interval}.
  *
  * <p>The open intervals' state lives decoded in a map of the processor's own and is written through
  * to the changelogged store, which restores the map after a restart or rebalance: each change costs
@@ -62,8 +62,8 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     /** {@code <schema>.} of the heartbeat table: cdc-lab's own tables, never the warehouse's. */
     private final String labSchema;
 
-    private final long graceMs;
-    private final IntervalClock clock;
+    private final WindowPolicy policy;
+    private final long markerIntervalNanos;
     private final NetChangeMode mode;
     private final int tasks;
     private final DebeziumEventReader reader;
@@ -80,7 +80,21 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     private long overflowKeys;
     private int task;
     private long closedThrough;
-    private long watermark = Long.MIN_VALUE;
+
+    /** The newest commit time seen. */
+    private long newestCommitMs = Long.MIN_VALUE;
+
+    /** The commit time the closed windows reach, for markers. */
+    private long closedSourceMs = Long.MIN_VALUE;
+
+    /** The newest window key seen: the open window of rows without a place of their own. */
+    private long openKey = Long.MIN_VALUE;
+
+    /** True when windows closed since the last marker. */
+    private boolean markerDue;
+
+    private long lastMarkerNanos;
+    private long lastTimestamp;
     private long lastLateWarning;
 
     /**
@@ -99,8 +113,8 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     NetChangeProcessor(
             String heartbeatTable,
             String ddlTable,
-            long graceMs,
-            IntervalClock clock,
+            WindowPolicy policy,
+            java.time.Duration markerInterval,
             NetChangeMode mode,
             int tasks,
             DebeziumEventReader reader,
@@ -109,8 +123,8 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         this.heartbeatTable = heartbeatTable;
         this.ddlTable = ddlTable;
         this.labSchema = heartbeatTable.substring(0, heartbeatTable.indexOf('.') + 1);
-        this.graceMs = graceMs;
-        this.clock = clock;
+        this.policy = policy;
+        this.markerIntervalNanos = markerInterval.toNanos();
         this.mode = mode;
         this.tasks = tasks;
         this.reader = reader;
@@ -128,6 +142,13 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         this.task = context.taskId().partition();
         Long restored = progress.get(task);
         this.closedThrough = restored == null ? Long.MIN_VALUE : restored;
+        this.openKey = closedThrough;
+        this.markerDue = false;
+        // a marker due while no change arrives goes out on time anyway
+        context.schedule(
+                java.time.Duration.ofNanos(Math.max(markerIntervalNanos, 1_000_000)),
+                org.apache.kafka.streams.processor.PunctuationType.WALL_CLOCK_TIME,
+                ts -> emitMarkerIfDue(true));
         byte[] last = schemaStore.get(LAST_POSITION_KEY);
         this.lastPosition = last == null ? null : new String(last, StandardCharsets.UTF_8);
         // init runs again when a task is revived: the store is the truth
@@ -196,13 +217,18 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         } else {
             fold(ev, record);
         }
-        if (ev.commitMs() > watermark) {
-            watermark = ev.commitMs();
-            long bound = clock.boundary(watermark - graceMs);
-            if (bound > closedThrough) {
-                close(bound, record.timestamp());
-            }
+        // everything before this event is in windows it may close: they reach this commit time
+        long before = newestCommitMs;
+        newestCommitMs = Math.max(newestCommitMs, ev.commitMs());
+        if (ev.windowKey() > openKey) {
+            openKey = ev.windowKey();
         }
+        lastTimestamp = record.timestamp();
+        long bound = policy.bound(ev, newestCommitMs);
+        if (bound > closedThrough) {
+            close(bound, policy instanceof WindowPolicy.FixedIntervals ? bound : before);
+        }
+        emitMarkerIfDue(false);
     }
 
     /**
@@ -321,9 +347,9 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
      * one still open (counted as late).
      */
     private Interval intervalOf(ChangeEvent ev) {
-        Interval interval = clock.assign(ev.commitMs(), ev.transactionNumber());
-        if (clock.isClosed(interval, closedThrough)) {
-            interval = clock.earliestOpen(closedThrough, ev.transactionNumber());
+        Interval interval = policy.assign(ev, openKey);
+        if (policy.isClosed(interval, closedThrough)) {
+            interval = policy.earliestOpen(closedThrough);
             stats.countLate();
             long now = System.currentTimeMillis();
             if (now - lastLateWarning > 10_000) {
@@ -343,8 +369,12 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     private void fold(ChangeEvent ev, Record<byte[], byte[]> record) {
         stats.countRaw(ev.table(), ev.snapshot());
         Interval interval = intervalOf(ev);
-        if (mode == NetChangeMode.OFF) {
-            emit(NetChangeFolder.passThrough(ev, interval, System.currentTimeMillis()), record);
+        if (mode == NetChangeMode.OFF || policy instanceof WindowPolicy.TransactionWindows) {
+            // a window per transaction holds nothing worth folding here: the sink folds every
+            // window it applies at once, and nothing is kept that a crash could lose
+            emit(
+                    NetChangeFolder.passThrough(ev, interval, System.currentTimeMillis(), mode),
+                    record);
             return;
         }
         Schemas.Described schema = ev.schema();
@@ -378,11 +408,26 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         }
     }
 
-    private void close(long bound, long timestamp) {
+    /**
+     * Emits the net changes of every window the bound completes; the marker saying so follows.
+     *
+     * @param sourceMs the commit time the closed windows reach
+     */
+    private void close(long bound, long sourceMs) {
         if (bound <= closedThrough) {
             return;
         }
-        long maxStart = clock.maxClosedStart(bound);
+        if (!open.isEmpty() || overflowKeys > 0) {
+            emitClosedWindows(policy.maxClosedStart(bound));
+        }
+        closedThrough = bound;
+        closedSourceMs = Math.max(closedSourceMs, sourceMs);
+        stats.closedThrough(closedSourceMs);
+        markerDue = true;
+    }
+
+    /** Emits and forgets the state of every window starting at or before {@code maxStart}. */
+    private void emitClosedWindows(long maxStart) {
         List<Map.Entry<Bytes, Cached>> done = new ArrayList<>();
         for (Map.Entry<Bytes, Cached> e : open.entrySet()) {
             if (e.getValue().change().interval().startMs() <= maxStart) {
@@ -431,12 +476,28 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
             cachedBytes -= e.getValue().bytes();
         }
         done.forEach(e -> open.remove(e.getKey()));
-        closedThrough = bound;
-        progress.put(task, bound);
-        stats.closedThrough(bound);
-        IntervalMarker marker = new IntervalMarker(task, tasks, bound);
+    }
+
+    /**
+     * The marker of the windows closed since the last one, once {@code marker.interval} has passed
+     * (or at once when it is zero): windows cut at every transaction close a thousand times a
+     * second, and the sink needs to hear of them far less often.
+     */
+    private void emitMarkerIfDue(boolean punctuation) {
+        if (!markerDue) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (now - lastMarkerNanos < markerIntervalNanos) {
+            return;
+        }
+        markerDue = false;
+        lastMarkerNanos = now;
+        progress.put(task, closedThrough);
+        IntervalMarker marker = new IntervalMarker(task, tasks, closedThrough, closedSourceMs);
+        long ts = punctuation ? System.currentTimeMillis() : lastTimestamp;
         context.forward(
-                new Record<>(NetChangeCodec.key(marker), NetChangeCodec.encode(marker), timestamp),
+                new Record<>(NetChangeCodec.key(marker), NetChangeCodec.encode(marker), ts),
                 NetChangeTopology.NET_CHANGES_SINK);
     }
 

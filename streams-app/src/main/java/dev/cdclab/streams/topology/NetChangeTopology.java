@@ -4,7 +4,7 @@ import dev.cdclab.change.NetChangeCodec;
 import dev.cdclab.streams.NetChangeConfig;
 import dev.cdclab.streams.NetChangeConfig.StateStoreType;
 import dev.cdclab.streams.debezium.DebeziumEventReader;
-import dev.cdclab.streams.fold.IntervalClock;
+import dev.cdclab.streams.fold.WindowPolicy;
 import java.util.HashSet;
 import java.util.Optional;
 import java.util.Properties;
@@ -49,8 +49,9 @@ public final class NetChangeTopology {
 
     /** Builds the topology, counting into {@code stats}. */
     public static Topology buildTopology(NetChangeConfig config, NetChangeStats stats) {
-        IntervalClock clock = new IntervalClock(config.get(NetChangeConfig.INTERVAL).toMillis());
-        long graceMs = config.get(NetChangeConfig.GRACE).toMillis();
+        WindowPolicy policy =
+                WindowPolicy.of(
+                        config.get(NetChangeConfig.INTERVAL), config.get(NetChangeConfig.GRACE));
         int tasks = config.get(NetChangeConfig.PARTITIONS);
         String placeholder = config.get(NetChangeConfig.PLACEHOLDER);
         String generatorColumn = config.get(NetChangeConfig.GENERATOR_COLUMN);
@@ -67,8 +68,8 @@ public final class NetChangeTopology {
                         new NetChangeProcessor(
                                 config.get(NetChangeConfig.HEARTBEAT_TABLE),
                                 config.get(NetChangeConfig.DDL_TABLE),
-                                graceMs,
-                                clock,
+                                policy,
+                                config.get(NetChangeConfig.MARKER_INTERVAL),
                                 config.get(NetChangeConfig.MODE),
                                 tasks,
                                 new DebeziumEventReader(placeholder, generatorColumn),

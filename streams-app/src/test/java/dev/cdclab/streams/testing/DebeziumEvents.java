@@ -297,7 +297,7 @@ public final class DebeziumEvents {
                 .build();
     }
 
-    private static Struct envelopeValue(
+    private Struct envelopeValue(
             Schema row,
             String schema,
             String table,
@@ -316,7 +316,7 @@ public final class DebeziumEvents {
                         .put("ts_ms", commitMs)
                         .put("snapshot", op == 'r' ? "true" : "false")
                         .put("db", "cdclab")
-                        .put("sequence", "[null,\"" + lsn + "\"]")
+                        .put("sequence", sequence(op, txId, lsn))
                         .put("schema", schema)
                         .put("table", table)
                         .put("txId", op == 'r' ? null : txId)
@@ -329,6 +329,22 @@ public final class DebeziumEvents {
                         .put("op", String.valueOf(op))
                         .put("ts_ms", commitMs + 5);
         return v;
+    }
+
+    /** Per transaction, the log position of its first event the tests sent. */
+    private final Map<Long, Long> firstLsn = new java.util.HashMap<>();
+
+    /**
+     * PostgreSQL's {@code source.sequence}, {@code ["<last commit>","<lsn>"]}: the last commit is
+     * just before the transaction's first event (transactions are sent in commit order); a snapshot
+     * read has none.
+     */
+    private String sequence(char op, long txId, long lsn) {
+        if (op == 'r') {
+            return "[null,\"" + lsn + "\"]";
+        }
+        long first = firstLsn.computeIfAbsent(txId, t -> lsn);
+        return "[\"" + (first - 1) + "\",\"" + lsn + "\"]";
     }
 
     private static Struct struct(Schema schema, Map<String, Object> values) {

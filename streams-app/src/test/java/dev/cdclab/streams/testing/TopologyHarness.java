@@ -61,6 +61,8 @@ public final class TopologyHarness implements AutoCloseable {
         raw.put("bootstrap.servers", "unused:9092");
         raw.put("state.dir", state.toString());
         raw.putIfAbsent("application.id", "ttd-" + System.nanoTime());
+        // a marker at every close, so tests see them when they happen
+        raw.putIfAbsent("marker.interval", "0");
         NetChangeConfig config = NetChangeConfig.of(raw);
         Properties props = NetChangeTopology.streamsProperties(config);
         driver = new TopologyTestDriver(NetChangeTopology.buildTopology(config, stats), props);

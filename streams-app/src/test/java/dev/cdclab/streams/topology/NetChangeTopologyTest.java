@@ -102,7 +102,7 @@ class NetChangeTopologyTest {
             assertThat(h.changes()).as("within grace").isEmpty();
             assertThat(h.markers())
                     .as("the first event already proves intervals before T0 complete")
-                    .extracting(m -> m.closedThroughMs())
+                    .extracting(m -> m.closedThrough())
                     .containsExactly(T0);
             h.heartbeat(T0 + 1100);
             assertThat(h.changes()).hasSize(1);
@@ -112,7 +112,7 @@ class NetChangeTopologyTest {
                             m -> {
                                 assertThat(m.task()).isZero();
                                 assertThat(m.tasks()).isEqualTo(1);
-                                assertThat(m.closedThroughMs()).isEqualTo(T0 + 1000);
+                                assertThat(m.closedThrough()).isEqualTo(T0 + 1000);
                             });
         }
     }
@@ -124,7 +124,7 @@ class NetChangeTopologyTest {
             h.change('c', null, row(2, "b", 1), 2, T0 + 2500);
             assertThat(h.changes()).extracting(c -> c.key().get("id").asInt()).containsExactly(1);
             assertThat(h.markers())
-                    .extracting(m -> m.closedThroughMs())
+                    .extracting(m -> m.closedThrough())
                     .containsExactly(T0 - 1000, T0 + 2000);
         }
     }
@@ -265,7 +265,7 @@ class NetChangeTopologyTest {
     void lateChangeGoesToTheNextOpenIntervalAndIsCounted() {
         try (TopologyHarness h = harness()) {
             h.change('c', null, row(1, "a", 1), 1, T0 + 2500);
-            assertThat(h.markers()).extracting(m -> m.closedThroughMs()).containsExactly(T0 + 2000);
+            assertThat(h.markers()).extracting(m -> m.closedThrough()).containsExactly(T0 + 2000);
             assertThat(h.changes()).isEmpty();
             h.change('c', null, row(2, "late", 1), 2, T0 + 900);
             h.heartbeat(T0 + 4000);

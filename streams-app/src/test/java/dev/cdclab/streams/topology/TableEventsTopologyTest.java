@@ -55,7 +55,7 @@ class TableEventsTopologyTest {
             int event = out.indexOf(h.tableEvents().get(0));
             int marker = -1;
             for (int i = 0; i < out.size(); i++) {
-                if (out.get(i) instanceof IntervalMarker m && m.closedThroughMs() >= T0 + 1000) {
+                if (out.get(i) instanceof IntervalMarker m && m.closedThrough() >= T0 + 1000) {
                     marker = i;
                     break;
                 }

@@ -28,6 +28,7 @@ public final class IntervalGate<P> {
     private static final class PartitionState {
         final List<Held> held = new ArrayList<>();
         final Map<Integer, Long> closedThrough = new HashMap<>();
+        final Map<Integer, Long> sourceMs = new HashMap<>();
         int tasks = -1;
         long nextOffset = -1;
 
@@ -97,8 +98,10 @@ public final class IntervalGate<P> {
             // the Streams app was rescaled: markers of tasks that no longer exist do not count
             s.tasks = marker.tasks();
             s.closedThrough.keySet().removeIf(t -> t >= marker.tasks());
+            s.sourceMs.keySet().removeIf(t -> t >= marker.tasks());
         }
-        s.closedThrough.merge(marker.task(), marker.closedThroughMs(), Math::max);
+        s.closedThrough.merge(marker.task(), marker.closedThrough(), Math::max);
+        s.sourceMs.merge(marker.task(), marker.sourceMs(), Math::max);
         s.nextOffset = Math.max(s.nextOffset, offset + 1);
     }
 
@@ -120,6 +123,27 @@ public final class IntervalGate<P> {
             }
         }
         return bound;
+    }
+
+    /**
+     * The source commit time through which every assigned partition is complete, as the markers
+     * behind {@link #bound()} say; {@link Long#MIN_VALUE} until every task has marked every
+     * partition.
+     */
+    public long sourceTime() {
+        if (partitions.isEmpty()) {
+            return Long.MIN_VALUE;
+        }
+        long time = Long.MAX_VALUE;
+        for (PartitionState s : partitions.values()) {
+            if (s.tasks < 0 || s.sourceMs.size() < s.tasks) {
+                return Long.MIN_VALUE;
+            }
+            for (long t : s.sourceMs.values()) {
+                time = Math.min(time, t);
+            }
+        }
+        return time;
     }
 
     /** Removes and returns the held changes whose interval ends at or before {@code bound}. */

@@ -5,6 +5,7 @@ import static dev.cdclab.sink.warehouse.MergeSql.quote;
 import dev.cdclab.change.ColumnSpec;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -19,12 +20,14 @@ import org.duckdb.DuckDBConnection;
  * DuckDB warehouse: rows go into a temporary staging table through DuckDB's appender, then
  * set-based statements replace the changed rows: delete the versions being replaced, insert the new
  * ones. In a column store this beats UPDATE/MERGE, whose update chains slow every scan until the
- * next checkpoint.
+ * next checkpoint. A table with a one-column key gets an index on it, so that the rows to replace
+ * in a large table are found without a scan.
  */
 public final class DuckDbDialect extends SqlWarehouseDialect {
-    private final Map<String, String> stages = new HashMap<>();
+    private final Map<String, Staging> stagings = new HashMap<>();
     private int stagesCreated;
-    private final Map<String, String[]> statements = new HashMap<>();
+    private final Map<String, long[]> rowEstimates = new HashMap<>();
+    private final java.util.Set<String> indexed = new java.util.HashSet<>();
 
     @Override
     public String name() {
@@ -142,7 +145,9 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
             s.execute("CREATE SCHEMA IF NOT EXISTS cdc_lab");
             s.execute(
                     "CREATE TABLE IF NOT EXISTS cdc_lab.tombstones (table_name VARCHAR, key"
-                            + " VARCHAR, lsn VARCHAR)");
+                            + " VARCHAR, lsn VARCHAR, commit_ms BIGINT)");
+            // warehouses written before tombstones were pruned
+            s.execute("ALTER TABLE cdc_lab.tombstones ADD COLUMN IF NOT EXISTS commit_ms BIGINT");
             s.execute(
                     "CREATE TABLE IF NOT EXISTS cdc_lab.progress (id INTEGER, applied_through_ms"
                             + " BIGINT, committed_at_ms BIGINT)");
@@ -202,7 +207,8 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
 
     @Override
     protected String constraints(List<ColumnSpec> columns) {
-        // no key index: it would slow every bulk delete/insert, and keys stay unique by merging
+        // keys stay unique by merging; the key index (see ensureKeyIndex) is not a constraint,
+        // which DuckDB checks too early for a delete and insert of one key in a transaction
         return "";
     }
 
@@ -210,8 +216,9 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
     public void rolledBack() {
         // staging tables created in the rolled-back transaction are gone
         super.rolledBack();
-        stages.clear();
-        statements.clear();
+        stagings.clear();
+        rowEstimates.clear();
+        indexed.clear();
     }
 
     @Override
@@ -235,20 +242,45 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
         }
     }
 
-    /** Columns the source no longer has are NULL in rows written: the rows are written whole. */
+    @Override
+    public boolean mergesFasterWhenNewer() {
+        return true;
+    }
+
+    /** A table's staging table and statements, for one column layout. */
+    private record Staging(
+            String stage,
+            String fill,
+            String deleteGuarded,
+            String replaceGuarded,
+            String insertGuarded,
+            String deleteKeys,
+            String replaceKeys,
+            String insertAll,
+            String tombstones,
+            int keyIndex,
+            ColumnKind keyKind) {}
+
+    /**
+     * Columns the source no longer has are NULL in rows written: the rows are written whole.
+     * Changes newer than the table ({@code newer}) replace their keys' rows unguarded: one delete
+     * per kind and one insert, by the key index when the table is large enough for a scan to cost
+     * more.
+     */
     @Override
     public long merge(
             Connection c,
             TableName t,
             List<ColumnSpec> columns,
             List<String> warehouseOnly,
-            List<StagedRow> rows)
+            List<StagedRow> rows,
+            boolean newer)
             throws SQLException {
         String signature = signature(t, columns);
-        String stage = stages.get(signature);
+        Staging st = stagings.get(signature);
         try (Statement s = c.createStatement()) {
-            if (stage == null) {
-                stage = "cdc_stage_" + stagesCreated++;
+            if (st == null) {
+                String stage = "cdc_stage_" + stagesCreated++;
                 s.execute(
                         "CREATE OR REPLACE TEMP TABLE "
                                 + stage
@@ -258,20 +290,32 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
                                         .map(col -> quote(col.name()) + " VARCHAR")
                                         .collect(Collectors.joining(", "))
                                 + ")");
-                stages.put(signature, stage);
-                statements.put(
-                        signature,
-                        new String[] {
-                            MergeSql.fillUnchanged(t, stage, columns, this::cast, this::toText),
-                            MergeSql.deleteReplaced(t, stage, columns, this::cast, true),
-                            MergeSql.deleteReplaced(t, stage, columns, this::cast, false),
-                            MergeSql.insertNew(t, stage, columns, this::cast)
-                        });
+                List<ColumnSpec> keys = columns.stream().filter(ColumnSpec::key).toList();
+                int keyIndex = keys.size() == 1 ? columns.indexOf(keys.get(0)) : -1;
+                st =
+                        new Staging(
+                                stage,
+                                MergeSql.fillUnchanged(t, stage, columns, this::cast, this::toText),
+                                MergeSql.deleteReplaced(t, stage, columns, this::cast, true),
+                                MergeSql.deleteReplaced(t, stage, columns, this::cast, false),
+                                MergeSql.insertNew(t, stage, columns, this::cast),
+                                MergeSql.deleteKeys(t, stage, columns, this::cast, true),
+                                MergeSql.deleteKeys(t, stage, columns, this::cast, false),
+                                MergeSql.insertAll(t, stage, columns, this::cast),
+                                MergeSql.appendTombstones(t, stage),
+                                keyIndex,
+                                keyIndex < 0 ? null : ColumnKind.of(columns.get(keyIndex)));
+                stagings.put(signature, st);
             } else {
-                s.execute("DELETE FROM " + stage);
+                s.execute("DELETE FROM " + st.stage());
+            }
+            if (st.keyIndex() >= 0) {
+                ensureKeyIndex(c, t, columns.get(st.keyIndex()));
             }
             DuckDBConnection duck = c.unwrap(DuckDBConnection.class);
-            try (DuckDBAppender ap = duck.createAppender("temp", "main", stage)) {
+            boolean unchanged = false;
+            int deletes = 0;
+            try (DuckDBAppender ap = duck.createAppender("temp", "main", st.stage())) {
                 for (StagedRow r : rows) {
                     ap.beginRow();
                     ap.append(r.delete() ? "d" : "u");
@@ -287,29 +331,217 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
                         }
                     }
                     ap.endRow();
+                    unchanged |= !r.delete() && r.unchanged().length() > 1;
+                    deletes += r.delete() ? 1 : 0;
                 }
             }
-            String[] sql = statements.get(signature);
-            boolean unchanged = false;
-            boolean deletes = false;
-            for (StagedRow r : rows) {
-                unchanged |= !r.delete() && r.unchanged().length() > 1;
-                deletes |= r.delete();
-            }
             if (unchanged) {
-                s.executeUpdate(sql[0]);
+                s.executeUpdate(st.fill());
             }
             long written = 0;
-            if (deletes) {
-                written += s.executeUpdate(sql[1]);
+            long removed = 0;
+            long inserted;
+            if (newer) {
+                boolean byIndex =
+                        st.keyIndex() >= 0
+                                && rowEstimate(c, t) >= scanRowsPerKey * rows.size()
+                                && literalKeys(st.keyKind());
+                if (deletes > 0) {
+                    long n =
+                            byIndex
+                                    ? deleteByIndex(s, t, columns, st, rows, true)
+                                    : s.executeUpdate(st.deleteKeys());
+                    written += n;
+                    removed += n;
+                }
+                if (deletes < rows.size()) {
+                    removed +=
+                            byIndex
+                                    ? deleteByIndex(s, t, columns, st, rows, false)
+                                    : s.executeUpdate(st.replaceKeys());
+                }
+                inserted = deletes < rows.size() ? s.executeUpdate(st.insertAll()) : 0;
+            } else {
+                if (deletes > 0) {
+                    long n = s.executeUpdate(st.deleteGuarded());
+                    written += n;
+                    removed += n;
+                }
+                removed += s.executeUpdate(st.replaceGuarded());
+                inserted = s.executeUpdate(st.insertGuarded());
             }
-            s.executeUpdate(sql[2]);
-            written += s.executeUpdate(sql[3]);
-            if (deletes) {
-                s.executeUpdate(MergeSql.tombstones(t, stage));
+            written += inserted;
+            if (deletes > 0) {
+                s.executeUpdate(st.tombstones());
+            }
+            long[] estimate = rowEstimates.get(t.toString());
+            if (estimate != null) {
+                estimate[0] += inserted - removed;
             }
             return written;
         }
+    }
+
+    /**
+     * A scan of the table costs about as much as this many key lookups per staged change: below it
+     * the staged keys are joined, above it looked up in the key index.
+     */
+    static final long SCAN_ROWS_PER_KEY = 1_000;
+
+    /** {@link #SCAN_ROWS_PER_KEY}, unless a test takes the key index at any size. */
+    static long scanRowsPerKey = SCAN_ROWS_PER_KEY;
+
+    /** Key kinds whose staged text is written as a SQL literal DuckDB matches in its index. */
+    private static boolean literalKeys(ColumnKind kind) {
+        return switch (kind) {
+            case INT16, INT32, INT64, TEXT, UUID -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * Deletes the rows of the staged keys of one kind with {@code key IN (<literals>)}, which
+     * DuckDB answers from the key index (a join with the staging table scans the table).
+     */
+    private static long deleteByIndex(
+            Statement s,
+            TableName t,
+            List<ColumnSpec> columns,
+            Staging st,
+            List<StagedRow> rows,
+            boolean deletes)
+            throws SQLException {
+        StringBuilder in = new StringBuilder(rows.size() * 12);
+        boolean numeric = st.keyKind() != ColumnKind.TEXT && st.keyKind() != ColumnKind.UUID;
+        for (StagedRow r : rows) {
+            if (r.delete() != deletes) {
+                continue;
+            }
+            String v = r.values()[st.keyIndex()];
+            if (v == null) {
+                continue;
+            }
+            if (numeric && !INTEGER.matcher(v).matches()) {
+                throw new SQLException("key " + v + " of " + t + " is not an integer");
+            }
+            in.append(in.length() == 0 ? "" : ",").append(numeric ? v : MergeSql.literal(v));
+        }
+        if (in.length() == 0) {
+            return 0;
+        }
+        return s.executeUpdate(
+                "DELETE FROM "
+                        + MergeSql.qualified(t)
+                        + " WHERE "
+                        + quote(columns.get(st.keyIndex()).name())
+                        + " IN ("
+                        + in
+                        + ")");
+    }
+
+    private static final java.util.regex.Pattern INTEGER =
+            java.util.regex.Pattern.compile("-?[0-9]{1,20}");
+
+    /** Rows the table holds, as DuckDB estimates them once, then counted along. */
+    private long rowEstimate(Connection c, TableName t) throws SQLException {
+        long[] estimate = rowEstimates.get(t.toString());
+        if (estimate == null) {
+            try (PreparedStatement ps =
+                    c.prepareStatement(
+                            "SELECT estimated_size FROM duckdb_tables() WHERE schema_name = ? AND"
+                                    + " table_name = ?")) {
+                ps.setString(1, t.schema());
+                ps.setString(2, t.table());
+                try (ResultSet rs = ps.executeQuery()) {
+                    estimate = new long[] {rs.next() ? rs.getLong(1) : 0};
+                }
+            }
+            rowEstimates.put(t.toString(), estimate);
+        }
+        return estimate[0];
+    }
+
+    /** Name of the index on a table's key column. */
+    private static String keyIndexName(TableName t, String column) {
+        return t.table() + "__cdc_key__" + column;
+    }
+
+    /**
+     * Creates the index on the table's single key column, for key lookups that do not scan the
+     * table; indexes of an earlier key go (DuckDB refuses to alter an indexed table).
+     */
+    private void ensureKeyIndex(Connection c, TableName t, ColumnSpec key) throws SQLException {
+        String name = keyIndexName(t, key.name());
+        if (indexed.contains(t + "|" + name)) {
+            return;
+        }
+        dropKeyIndexes(c, t, name);
+        try (Statement s = c.createStatement()) {
+            s.execute(
+                    "CREATE INDEX IF NOT EXISTS "
+                            + quote(name)
+                            + " ON "
+                            + MergeSql.qualified(t)
+                            + " ("
+                            + quote(key.name())
+                            + ")");
+        }
+        indexed.add(t + "|" + name);
+    }
+
+    /** Drops the key indexes of a table, except {@code keep}. */
+    private void dropKeyIndexes(Connection c, TableName t, String keep) throws SQLException {
+        List<String> names = new java.util.ArrayList<>();
+        try (PreparedStatement ps =
+                c.prepareStatement(
+                        "SELECT index_name FROM duckdb_indexes() WHERE schema_name = ? AND"
+                                + " table_name = ? AND starts_with(index_name, ?)")) {
+            ps.setString(1, t.schema());
+            ps.setString(2, t.table());
+            ps.setString(3, t.table() + "__cdc_key__");
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    names.add(rs.getString(1));
+                }
+            }
+        }
+        try (Statement s = c.createStatement()) {
+            for (String name : names) {
+                if (!name.equals(keep)) {
+                    s.execute("DROP INDEX IF EXISTS " + quote(t.schema()) + "." + quote(name));
+                }
+            }
+        }
+        indexed.removeIf(k -> k.startsWith(t + "|"));
+    }
+
+    @Override
+    public void keyChanged(Connection c, TableName t, List<ColumnSpec> columns)
+            throws SQLException {
+        List<ColumnSpec> keys = columns.stream().filter(ColumnSpec::key).toList();
+        dropKeyIndexes(c, t, keys.size() == 1 ? keyIndexName(t, keys.get(0).name()) : null);
+    }
+
+    @Override
+    public String changeColumnType(Connection c, TableName t, ColumnSpec col, String oldType)
+            throws SQLException {
+        // DuckDB does not alter an indexed table; the index comes back with the next merge
+        dropKeyIndexes(c, t, null);
+        return super.changeColumnType(c, t, col, oldType);
+    }
+
+    @Override
+    public long emptyBefore(Connection c, TableName t, String position) throws SQLException {
+        rowEstimates.remove(t.toString());
+        return super.emptyBefore(c, t, position);
+    }
+
+    @Override
+    public void renameTable(Connection c, TableName from, TableName to) throws SQLException {
+        dropKeyIndexes(c, from, null);
+        rowEstimates.remove(from.toString());
+        rowEstimates.remove(to.toString());
+        super.renameTable(c, from, to);
     }
 
     @Override

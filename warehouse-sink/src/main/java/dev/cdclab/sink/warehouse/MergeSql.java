@@ -177,9 +177,9 @@ final class MergeSql {
                 + vals
                 + " FROM "
                 + stage
-                + " AS s LEFT JOIN cdc_lab.tombstones tb ON tb.table_name = "
-                + literal(target.toString())
-                + " AND tb.key = s._key WHERE s._op <> 'd' AND s._lsn > COALESCE(tb.lsn, '') AND"
+                + " AS s LEFT JOIN "
+                + newestTombstones(target)
+                + " tb ON tb.key = s._key WHERE s._op <> 'd' AND s._lsn > COALESCE(tb.lsn, '') AND"
                 + " NOT EXISTS (SELECT 1 FROM "
                 + qualified(target)
                 + " AS t WHERE "
@@ -187,17 +187,71 @@ final class MergeSql {
                 + ")";
     }
 
+    /** The newest tombstone per key of a table whose tombstones are appended, not merged. */
+    static String newestTombstones(TableName target) {
+        return "(SELECT key, max(lsn) AS lsn FROM cdc_lab.tombstones WHERE table_name = "
+                + literal(target.toString())
+                + " GROUP BY key)";
+    }
+
     /** Records the newest delete position per key, so stale replays cannot resurrect rows. */
     static String tombstones(TableName target, String stage) {
-        return "MERGE INTO cdc_lab.tombstones AS t USING (SELECT _key, _lsn FROM "
+        return "MERGE INTO cdc_lab.tombstones AS t USING (SELECT _key, _lsn, _commit_ms FROM "
                 + stage
                 + " WHERE _op = 'd') AS s ON t.table_name = "
                 + literal(target.toString())
                 + " AND t.key = s._key"
-                + " WHEN MATCHED AND s._lsn > t.lsn THEN UPDATE SET lsn = s._lsn"
-                + " WHEN NOT MATCHED THEN INSERT (table_name, key, lsn) VALUES ("
+                + " WHEN MATCHED AND s._lsn > t.lsn THEN UPDATE SET lsn = s._lsn, commit_ms ="
+                + " s._commit_ms"
+                + " WHEN NOT MATCHED THEN INSERT (table_name, key, lsn, commit_ms) VALUES ("
                 + literal(target.toString())
-                + ", s._key, s._lsn)";
+                + ", s._key, s._lsn, s._commit_ms)";
+    }
+
+    /**
+     * Appends a tombstone per staged delete; a key can have several, the newest counts ({@link
+     * #newestTombstones}).
+     */
+    static String appendTombstones(TableName target, String stage) {
+        return "INSERT INTO cdc_lab.tombstones (table_name, key, lsn, commit_ms) SELECT "
+                + literal(target.toString())
+                + ", _key, _lsn, _commit_ms FROM "
+                + stage
+                + " WHERE _op = 'd'";
+    }
+
+    /**
+     * Deletes the warehouse rows of the staged keys of kind {@code op}, unguarded: for changes
+     * newer than anything the table holds.
+     */
+    static String deleteKeys(
+            TableName target,
+            String stage,
+            List<ColumnSpec> columns,
+            Caster caster,
+            boolean deletes) {
+        return "DELETE FROM "
+                + qualified(target)
+                + " AS t USING "
+                + stage
+                + " AS s WHERE s._op "
+                + (deletes ? "= 'd'" : "<> 'd'")
+                + " AND "
+                + keyMatch(columns, caster);
+    }
+
+    /** Inserts every staged new row version, unguarded (see {@link #deleteKeys}). */
+    static String insertAll(
+            TableName target, String stage, List<ColumnSpec> columns, Caster caster) {
+        return "INSERT INTO "
+                + qualified(target)
+                + " ("
+                + rowColumns(columns)
+                + ") SELECT "
+                + rowValues(columns, caster)
+                + " FROM "
+                + stage
+                + " AS s WHERE s._op <> 'd'";
     }
 
     /** Column list of a create-table statement, with the bookkeeping columns. */

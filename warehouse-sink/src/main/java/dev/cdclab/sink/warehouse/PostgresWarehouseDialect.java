@@ -114,7 +114,10 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
             s.execute("CREATE SCHEMA IF NOT EXISTS cdc_lab");
             s.execute(
                     "CREATE TABLE IF NOT EXISTS cdc_lab.tombstones (table_name TEXT, key TEXT, lsn"
-                            + " TEXT COLLATE \"C\", PRIMARY KEY (table_name, key))");
+                            + " TEXT COLLATE \"C\", commit_ms BIGINT, PRIMARY KEY (table_name,"
+                            + " key))");
+            // warehouses written before tombstones were pruned
+            s.execute("ALTER TABLE cdc_lab.tombstones ADD COLUMN IF NOT EXISTS commit_ms BIGINT");
             s.execute(
                     "CREATE TABLE IF NOT EXISTS cdc_lab.progress (id INTEGER PRIMARY KEY,"
                             + " applied_through_ms BIGINT, committed_at_ms BIGINT)");
@@ -299,7 +302,8 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
             TableName t,
             List<ColumnSpec> columns,
             List<String> warehouseOnly,
-            List<StagedRow> rows)
+            List<StagedRow> rows,
+            boolean newer)
             throws SQLException {
         String signature = signature(t, columns) + "|" + String.join(",", warehouseOnly);
         String stage = stages.get(signature);

@@ -209,6 +209,37 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
     }
 
     @Override
+    public String newestPosition(Connection c, TableName t) throws SQLException {
+        String newest = null;
+        try (PreparedStatement rows =
+                        c.prepareStatement("SELECT max(_cdc_lsn) FROM " + MergeSql.qualified(t));
+                PreparedStatement tombstones =
+                        c.prepareStatement(
+                                "SELECT max(lsn) FROM cdc_lab.tombstones WHERE table_name = ?")) {
+            tombstones.setString(1, t.toString());
+            for (PreparedStatement ps : List.of(rows, tombstones)) {
+                try (ResultSet rs = ps.executeQuery()) {
+                    String p = rs.next() ? rs.getString(1) : null;
+                    if (p != null && (newest == null || p.compareTo(newest) > 0)) {
+                        newest = p;
+                    }
+                }
+            }
+        }
+        return newest;
+    }
+
+    @Override
+    public long pruneTombstones(Connection c, long commitMs) throws SQLException {
+        try (PreparedStatement ps =
+                c.prepareStatement(
+                        "DELETE FROM cdc_lab.tombstones WHERE COALESCE(commit_ms, 0) < ?")) {
+            ps.setLong(1, commitMs);
+            return ps.executeUpdate();
+        }
+    }
+
+    @Override
     public long emptyBefore(Connection c, TableName t, String position) throws SQLException {
         long removed;
         try (PreparedStatement rows =

@@ -41,14 +41,41 @@ public interface WarehouseDialect {
      * the stored one (or than the key's tombstone). Columns the warehouse table has and the source
      * no longer does ({@code warehouseOnly}) hold NULL in every row written. Returns how many
      * warehouse rows were written.
+     *
+     * @param newer true when every staged row's position is past {@link #newestPosition} of the
+     *     table (as written in this transaction too): no stored row or tombstone can be newer, and
+     *     a dialect may skip the comparisons
      */
     long merge(
             Connection c,
             TableName table,
             List<ColumnSpec> columns,
             List<String> warehouseOnly,
-            List<StagedRow> rows)
+            List<StagedRow> rows,
+            boolean newer)
             throws SQLException;
+
+    /**
+     * The newest position the table's rows and tombstones hold; null for none. Changes past it can
+     * only be newer than anything stored.
+     */
+    String newestPosition(Connection c, TableName table) throws SQLException;
+
+    /**
+     * True when {@link #merge} is cheaper for changes known to be newer than the table: only then
+     * does the writer look up {@link #newestPosition} (a scan).
+     */
+    default boolean mergesFasterWhenNewer() {
+        return false;
+    }
+
+    /**
+     * Removes the tombstones of deletes the source committed before {@code commitMs}: replays that
+     * old no longer come (the sink's retention), and the tombstones would only grow.
+     *
+     * @return tombstones removed
+     */
+    long pruneTombstones(Connection c, long commitMs) throws SQLException;
 
     /**
      * True when a warehouse column of type {@code existing}, as the catalog spells it, is the type

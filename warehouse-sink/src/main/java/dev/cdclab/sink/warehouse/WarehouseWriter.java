@@ -9,6 +9,7 @@ import dev.cdclab.change.TableEvent;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -99,7 +100,15 @@ public final class WarehouseWriter implements AutoCloseable {
     }
 
     /** Outcome of one applied batch. */
-    public record Applied(long rowsWritten, long committedAtMs) {}
+    /**
+     * Outcome of one committed warehouse transaction.
+     *
+     * @param rowsWritten warehouse rows written
+     * @param committedAtMs the commit time
+     * @param netChanges per table, the changes applied once the transaction's windows were folded
+     *     per key (what the warehouse had to do; the raw changes are what the source did)
+     */
+    public record Applied(long rowsWritten, long committedAtMs, Map<String, Long> netChanges) {}
 
     /**
      * Applies the batch and records {@code appliedThroughMs} in one transaction.
@@ -109,7 +118,8 @@ public final class WarehouseWriter implements AutoCloseable {
     public Applied apply(List<? extends IntervalRecord> batch, long appliedThroughMs)
             throws SQLException {
         long written = write(batch);
-        return new Applied(written, commit(appliedThroughMs));
+        Map<String, Long> net = new HashMap<>(folded);
+        return new Applied(written, commit(appliedThroughMs), net);
     }
 
     /**
@@ -148,12 +158,59 @@ public final class WarehouseWriter implements AutoCloseable {
     public long commit(long appliedThroughMs) throws SQLException {
         try {
             dialect.saveProgress(connection, appliedThroughMs, System.currentTimeMillis());
+            pruneTombstonesIfDue(appliedThroughMs);
             connection.commit();
         } catch (SQLException | RuntimeException e) {
             rollbackAfter(e);
             throw e;
         }
+        written.putAll(writing);
+        writing.clear();
+        folded.clear();
         return System.currentTimeMillis();
+    }
+
+    /**
+     * Keeps tombstones of deletes the source committed within {@code retention} of the newest
+     * change applied (source time), and removes older ones about once a minute; {@link
+     * Duration#ZERO} keeps them all.
+     */
+    public WarehouseWriter tombstoneRetention(Duration retention) {
+        return tombstoneRetention(retention, Duration.ofMinutes(1));
+    }
+
+    /** As {@link #tombstoneRetention(Duration)}, pruning every {@code every} at most. */
+    WarehouseWriter tombstoneRetention(Duration retention, Duration every) {
+        this.tombstoneRetention = retention;
+        this.pruneEvery = every;
+        return this;
+    }
+
+    private Duration pruneEvery = Duration.ofMinutes(1);
+
+    private Duration tombstoneRetention = Duration.ZERO;
+    private long nextPruneNanos = System.nanoTime();
+    private long tombstonesPruned;
+
+    /** Tombstones removed as older than the retention, so far. */
+    public long tombstonesPruned() {
+        return tombstonesPruned;
+    }
+
+    private void pruneTombstonesIfDue(long appliedThroughMs) throws SQLException {
+        if (tombstoneRetention.isZero()
+                || appliedThroughMs == Long.MIN_VALUE
+                || System.nanoTime() - nextPruneNanos < 0) {
+            return;
+        }
+        nextPruneNanos = System.nanoTime() + pruneEvery.toNanos();
+        long n =
+                dialect.pruneTombstones(
+                        connection, appliedThroughMs - tombstoneRetention.toMillis());
+        tombstonesPruned += n;
+        if (n > 0) {
+            LOG.debug("Pruned {} tombstones older than {}", n, tombstoneRetention);
+        }
     }
 
     /** A change the warehouse refuses to hold, and why (the warehouse's own words). */
@@ -216,7 +273,32 @@ public final class WarehouseWriter implements AutoCloseable {
         connection.rollback();
     }
 
+    /** Per table, changes written into the open transaction once folded per key. */
+    private final Map<String, Long> folded = new HashMap<>();
+
+    /**
+     * Per table, the newest position its rows and tombstones hold as committed ({@link
+     * WarehouseDialect#newestPosition}), and as written in the open transaction.
+     */
+    private final Map<TableName, String> written = new HashMap<>();
+
+    private final Map<TableName, String> writing = new HashMap<>();
+
+    private String writtenThrough(TableName table) throws SQLException {
+        String open = writing.get(table);
+        if (open != null) {
+            return open;
+        }
+        if (!written.containsKey(table)) {
+            written.put(table, dialect.newestPosition(connection, table));
+        }
+        return written.get(table);
+    }
+
     private void forgetCaches() {
+        folded.clear();
+        writing.clear();
+        written.clear();
         knownColumns.clear();
         knownKeys.clear();
         tableStates.clear();
@@ -329,6 +411,8 @@ public final class WarehouseWriter implements AutoCloseable {
     }
 
     private void forget(TableName table) {
+        written.remove(table);
+        writing.remove(table);
         knownColumns.remove(table);
         knownKeys.remove(table);
         tableStates.remove(table);
@@ -491,6 +575,7 @@ public final class WarehouseWriter implements AutoCloseable {
             }
             WarehouseDialect.KeylessOutcome out =
                     dialect.applyKeyless(connection, table, columns, rows);
+            folded.merge(table.toString(), (long) rows.size(), Long::sum);
             keylessWritten += out.rowsWritten();
             if (out.unmatched() > 0) {
                 keylessUnmatched += out.unmatched();
@@ -516,6 +601,7 @@ public final class WarehouseWriter implements AutoCloseable {
     private long applyKeyed(TableName table, List<NetChange> changes) throws SQLException {
         long written = 0;
         for (List<NetChange> generation : BatchFolder.generations(changes)) {
+            folded.merge(table.toString(), (long) generation.size(), Long::sum);
             Map<Long, List<NetChange>> bySchema = new LinkedHashMap<>();
             for (NetChange c : generation) {
                 bySchema.computeIfAbsent(c.schema().id(), k -> new ArrayList<>()).add(c);
@@ -525,12 +611,34 @@ public final class WarehouseWriter implements AutoCloseable {
                 ensureTable(table, columns);
                 columns = ExistingColumns.fit(columns, knownColumns.get(table), dialect);
                 List<StagedRow> rows = new ArrayList<>(group.size());
+                String oldest = null;
+                String newest = null;
                 for (NetChange c : group) {
-                    rows.add(stage(c, columns));
+                    StagedRow row = stage(c, columns);
+                    rows.add(row);
+                    if (oldest == null || row.position().compareTo(oldest) < 0) {
+                        oldest = row.position();
+                    }
+                    if (newest == null || row.position().compareTo(newest) > 0) {
+                        newest = row.position();
+                    }
+                }
+                boolean newer = false;
+                if (dialect.mergesFasterWhenNewer()) {
+                    String through = writtenThrough(table);
+                    newer = through == null || oldest.compareTo(through) > 0;
+                    writing.put(
+                            table,
+                            through == null || newest.compareTo(through) > 0 ? newest : through);
                 }
                 written +=
                         dialect.merge(
-                                connection, table, columns, warehouseOnly(table, columns), rows);
+                                connection,
+                                table,
+                                columns,
+                                warehouseOnly(table, columns),
+                                rows,
+                                newer);
             }
         }
         return written;

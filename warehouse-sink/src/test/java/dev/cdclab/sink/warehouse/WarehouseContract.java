@@ -26,6 +26,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
@@ -573,6 +574,26 @@ abstract class WarehouseContract {
         WarehouseWriter.Applied again = writer.apply(batch, 100);
         assertThat(names()).isEqualTo(once).isEqualTo(Map.of(1, "a"));
         assertThat(again.rowsWritten()).isZero();
+    }
+
+    @Test
+    void tombstonesOlderThanTheRetentionArePruned() throws Exception {
+        writer.tombstoneRetention(Duration.ofSeconds(1), Duration.ZERO);
+        long commitMs = delete(table, 1, 10).commitMs();
+        writer.apply(List.of(upsert(table, 1, "a", null, 9)), commitMs - 1);
+        writer.apply(List.of(delete(table, 1, 10)), commitMs);
+        writer.apply(List.of(upsert(table, 1, "stale", null, 8)), commitMs + 500);
+        assertThat(names()).as("the tombstone holds").isEmpty();
+        assertThat(writer.tombstonesPruned()).isZero();
+
+        writer.apply(List.of(upsert(table, 2, "b", null, 5_000)), commitMs + 4_990);
+        assertThat(writer.tombstonesPruned()).isEqualTo(1);
+        try (Connection c = writer.openReader();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM cdc_lab.tombstones")) {
+            rs.next();
+            assertThat(rs.getLong(1)).isZero();
+        }
     }
 
     @Test
