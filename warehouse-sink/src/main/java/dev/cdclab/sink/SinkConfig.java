@@ -40,7 +40,9 @@ public final class SinkConfig {
                     .check(
                             s -> s.startsWith("jdbc:duckdb:") || s.startsWith("jdbc:postgresql:"),
                             "must be a jdbc:duckdb: or jdbc:postgresql: URL")
-                    .description("JDBC URL of the warehouse (DuckDB file or PostgreSQL database).")
+                    .description(
+                            "JDBC URL of the warehouse (DuckDB file or PostgreSQL database). DuckDB"
+                                    + " runs one thread unless the URL sets more (;threads=N).")
                     .build();
     public static final ConfigOption<String> WAREHOUSE_USER =
             stringOption("warehouse.user")

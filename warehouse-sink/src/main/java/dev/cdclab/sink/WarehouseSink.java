@@ -174,6 +174,8 @@ public final class WarehouseSink implements AutoCloseable {
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, config.get(SinkConfig.MAX_POLL_RECORDS));
         p.put(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, 65536);
         p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 10);
+        // a sink that is behind takes what waits in few fetches
+        p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 * 1024 * 1024);
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(
                 ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
@@ -182,14 +184,19 @@ public final class WarehouseSink implements AutoCloseable {
         return p;
     }
 
+    /** The longest wait for a fetch while the log still holds records this round should take. */
+    private static final Duration CATCH_UP_POLL = Duration.ofMillis(100);
+
     private void loop() {
         Duration pollTimeout = config.get(SinkConfig.POLL_TIMEOUT);
         try {
             long limit = config.get(SinkConfig.BUFFER_BYTES);
             while (running) {
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(pollTimeout);
-                // everything waiting goes into the next warehouse transaction: the longer the
-                // last one took, the more it folds (up to what memory holds)
+                // everything the log held when this round began goes into the next warehouse
+                // transaction, not only what one fetch brought: the longer the last one took,
+                // the more this one folds (up to what memory holds)
+                Map<TopicPartition, Long> logEnds = null;
                 while (!records.isEmpty()) {
                     for (ConsumerRecord<byte[], byte[]> r : records) {
                         accept(r);
@@ -197,7 +204,13 @@ public final class WarehouseSink implements AutoCloseable {
                     if (gate.heldBytes() >= limit) {
                         break;
                     }
+                    if (logEnds == null) {
+                        logEnds = logEnds();
+                    }
                     records = consumer.poll(Duration.ZERO);
+                    if (records.isEmpty() && !reached(logEnds)) {
+                        records = consumer.poll(CATCH_UP_POLL);
+                    }
                 }
                 applyReady();
             }
@@ -222,6 +235,28 @@ public final class WarehouseSink implements AutoCloseable {
             running = false;
             stopped.countDown();
         }
+    }
+
+    /** Where each partition's log ended at the last fetch, for partitions not yet read to it. */
+    private Map<TopicPartition, Long> logEnds() {
+        Map<TopicPartition, Long> ends = new HashMap<>();
+        for (TopicPartition tp : consumer.assignment()) {
+            var lag = consumer.currentLag(tp);
+            if (lag.isPresent() && lag.getAsLong() > 0) {
+                ends.put(tp, consumer.position(tp) + lag.getAsLong());
+            }
+        }
+        return ends;
+    }
+
+    private boolean reached(Map<TopicPartition, Long> ends) {
+        Set<TopicPartition> assigned = consumer.assignment();
+        for (var e : ends.entrySet()) {
+            if (assigned.contains(e.getKey()) && consumer.position(e.getKey()) < e.getValue()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void accept(ConsumerRecord<byte[], byte[]> r) {

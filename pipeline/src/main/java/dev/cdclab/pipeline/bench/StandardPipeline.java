@@ -50,6 +50,7 @@ public final class StandardPipeline implements BenchTarget {
      * @param captureOverrides capture settings (the Debezium knobs both pipelines share)
      * @param tables the workload's tables (schema {@code public})
      * @param generatorColumn column holding the generator's commit time, epoch microseconds
+     * @param sinkTasks the JDBC sink's {@code tasks.max}
      */
     public record Settings(
             Path workDir,
@@ -58,7 +59,8 @@ public final class StandardPipeline implements BenchTarget {
             Pipeline.SourceInitializer initializer,
             Map<String, String> captureOverrides,
             List<String> tables,
-            String generatorColumn) {}
+            String generatorColumn,
+            int sinkTasks) {}
 
     private final Settings settings;
     private Infrastructure infra;
@@ -146,7 +148,7 @@ public final class StandardPipeline implements BenchTarget {
                 StandardPipelineConfig.sink(
                         prefix,
                         capture.schemas(),
-                        settings.tables().size(),
+                        settings.sinkTasks(),
                         warehouse.jdbcUrl(),
                         warehouse.user(),
                         warehouse.password());

@@ -11,8 +11,8 @@ import java.util.stream.Collectors;
  * runs it, minus cdc-lab's routing and flattening, with what Debezium's JDBC sink needs (key
  * schemas, one topic per table, Debezium's default decimal handling); and the JDBC sink in upsert
  * mode with deletes, keyed by the record key, with the tuning Debezium's documentation recommends:
- * batched multi-row upserts with the reduction buffer, {@code max.poll.records} equal to {@code
- * batch.size}, and one task per table (one topic each).
+ * batched multi-row upserts with the reduction buffer, and {@code max.poll.records} equal to {@code
+ * batch.size}.
  */
 public final class StandardPipelineConfig {
     /** The JDBC sink connector's class. */
@@ -51,18 +51,18 @@ public final class StandardPipelineConfig {
      *
      * @param topicPrefix the source connector's topic prefix
      * @param schemas the captured schemas (one topic per table under them)
-     * @param tables how many tables are captured: one sink task each
+     * @param tasks the sink's {@code tasks.max} (at most one per table: one topic each)
      */
     public static Map<String, String> sink(
             String topicPrefix,
             List<String> schemas,
-            int tables,
+            int tasks,
             String warehouseJdbcUrl,
             String user,
             String password) {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("connector.class", SINK_CLASS);
-        m.put("tasks.max", Integer.toString(Math.max(1, tables)));
+        m.put("tasks.max", Integer.toString(Math.max(1, tasks)));
         m.put(
                 "topics.regex",
                 Pattern.quote(topicPrefix)

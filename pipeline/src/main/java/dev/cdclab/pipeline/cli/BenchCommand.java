@@ -120,6 +120,15 @@ final class BenchCommand implements Callable<Integer> {
     Baseline compare;
 
     @Option(
+            names = "--standard-tasks",
+            paramLabel = "N",
+            defaultValue = "1",
+            description =
+                    "With --compare: tasks.max of Debezium's JDBC sink, at most one per table (one"
+                            + " topic each). 1 measured best on 2 cores (default: ${DEFAULT-VALUE}).")
+    int standardTasks;
+
+    @Option(
             names = "--workload",
             defaultValue = "mix",
             description = "Workload: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).",
@@ -144,6 +153,9 @@ final class BenchCommand implements Callable<Integer> {
                                 : List.of(800.0, 1000.0, 1200.0, 1400.0, 1600.0);
         if (ladder.isEmpty() || ladder.stream().anyMatch(r -> r <= 0)) {
             throw new IllegalArgumentException("--rates must list rates > 0");
+        }
+        if (standardTasks < 1) {
+            throw new IllegalArgumentException("--standard-tasks must be >= 1");
         }
         double fixed = fixedRate != null ? fixedRate : compare != null ? 500 : 0;
         if (fixed < 0) {
@@ -287,7 +299,8 @@ final class BenchCommand implements Callable<Integer> {
                                                         src -> prepare(wl, src.connect()),
                                                         captureOverrides,
                                                         wl.tables(),
-                                                        GENERATOR_COLUMN))),
+                                                        GENERATOR_COLUMN,
+                                                        standardTasks))),
                         new Arm(
                                 "ours",
                                 "cdc-lab: Debezium -> Kafka -> net changes -> PostgreSQL",
