@@ -8,13 +8,21 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The README's Java examples are the example project's test classes, so both stay true. */
+/**
+ * The Java examples of the README and the extension's page are the example project's test classes,
+ * so both stay true.
+ */
 class ReadmeExamplesTest {
     private static final Path ROOT = Path.of("..");
 
     @Test
     void readmeShowsTheExampleProjectsClassesWordForWord() throws Exception {
-        List<String> blocks = javaBlocks(Files.readString(ROOT.resolve("README.md")));
+        List<String> readme = javaBlocks(Files.readString(ROOT.resolve("README.md")));
+        List<String> blocks = javaBlocks(Files.readString(ROOT.resolve("docs/junit.md")));
+        assertThat(readme).as("README.md shows a class of the example project").isNotEmpty();
+        assertThat(blocks)
+                .as("every Java block of README.md is on docs/junit.md")
+                .containsAll(readme);
         for (String name : List.of("OrdersEmbeddedTest", "OrdersContainerTest")) {
             String file =
                     Files.readString(
@@ -28,7 +36,7 @@ class ReadmeExamplesTest {
                                     name.equals("OrdersContainerTest")
                                             ? "@Testcontainers"
                                             : "class "));
-            assertThat(blocks).as(name + " in README.md").contains(body.strip());
+            assertThat(blocks).as(name + " in docs/junit.md").contains(body.strip());
         }
     }
 

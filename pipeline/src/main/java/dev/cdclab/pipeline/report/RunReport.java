@@ -119,7 +119,7 @@ public final class RunReport {
         return f.verification().matches();
     }
 
-    /** The report as JSON (see README for the keys). */
+    /** The report as JSON (see docs/cli.md for the keys). */
     public String toJson() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("verified", verified());
