@@ -6,6 +6,7 @@ import dev.cdclab.pipeline.infra.InfraKind;
 import dev.cdclab.pipeline.infra.InfraSpec;
 import dev.cdclab.pipeline.infra.SourceEndpoint;
 import dev.cdclab.pipeline.logging.LogFile;
+import dev.cdclab.pipeline.logging.LoggingBackend;
 import dev.cdclab.pipeline.operate.CatchUpTimeoutException;
 import dev.cdclab.pipeline.operate.KafkaExitGuard;
 import dev.cdclab.pipeline.verify.VerificationResult;
@@ -41,8 +42,8 @@ import org.testcontainers.kafka.KafkaContainer;
  * <p>As a {@code @RegisterExtension static} field one pipeline serves the whole class; as an
  * instance field each test gets its own. Tables the test creates in the source's {@code public}
  * schema are captured. Each pipeline keeps its files (warehouse, logs) under {@code
- * target/cdc-lab/<id>}; unless the test configures logging itself, the pipeline logs to {@code
- * logs/cdc-lab.log} there.
+ * target/cdc-lab/<id>}. cdc-lab logs through SLF4J to the test's own binding; the extension brings
+ * no logging backend or configuration.
  *
  * <pre>{@code
  * @RegisterExtension
@@ -196,7 +197,9 @@ public final class CdcLabExtension
                         + COUNTER.incrementAndGet()
                         + Long.toString(System.nanoTime() % 1_000_000, 36);
         Path work = workRoot().resolve(id);
-        LogFile.toFileUnlessConfigured(work.resolve("logs").resolve("cdc-lab.log"));
+        if (LoggingBackend.isLogback()) {
+            LogFile.toFileUnlessConfigured(work.resolve("logs").resolve("cdc-lab.log"));
+        }
         Pipeline.Builder b =
                 Pipeline.builder()
                         .infrastructure(infraSpec())

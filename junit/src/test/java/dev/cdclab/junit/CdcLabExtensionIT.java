@@ -65,6 +65,10 @@ class CdcLabExtensionIT {
         assertThat(l.count()).isPositive();
         assertThat(l.p50Ms()).isLessThanOrEqualTo(l.p99Ms());
         assertThat(l.p99Ms()).isLessThanOrEqualTo(l.maxMs());
+        // the pipeline's lines reach this module's own binding (logback-test.xml: a file)
+        assertThat(java.nio.file.Path.of("target", "junit-tests.log"))
+                .content()
+                .contains(" dev.cdclab.");
     }
 
     @Test

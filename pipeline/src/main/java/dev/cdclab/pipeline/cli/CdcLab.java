@@ -40,7 +40,15 @@ public final class CdcLab {
     /** Exit code when a part fails at run time (port in use, unreachable endpoint...). */
     public static final int FAILED = 3;
 
+    /** The command line's logging configuration: nothing until a command picks its log file. */
+    static final String LOGBACK_CONFIGURATION = "dev/cdclab/pipeline/cli/logback-cli.xml";
+
     public static void main(String[] args) {
+        // before anything logs: the library jar ships no logback.xml, the command line brings its
+        // own
+        if (System.getProperty("logback.configurationFile") == null) {
+            System.setProperty("logback.configurationFile", LOGBACK_CONFIGURATION);
+        }
         System.exit(execute(args));
     }
 

@@ -2,6 +2,7 @@ package dev.cdclab.pipeline.infra;
 
 import dev.cdclab.embedded.ConnectWorker;
 import dev.cdclab.pipeline.logging.LogFile;
+import dev.cdclab.pipeline.logging.LoggingBackend;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -138,7 +139,9 @@ final class ConnectWorkerProcess implements AutoCloseable {
 
     /** Entry point of the worker process: {@code <worker.properties> <log file>}. */
     public static void main(String[] args) throws IOException {
-        LogFile.toFile(Path.of(args[1]));
+        if (LoggingBackend.isLogback()) {
+            LogFile.toFile(Path.of(args[1]));
+        }
         Properties p = new Properties();
         try (InputStream in = Files.newInputStream(Path.of(args[0]))) {
             p.load(in);

@@ -17,9 +17,10 @@ public final class LogFile {
     private LogFile() {}
 
     /**
-     * Sends logging to {@code file} when nobody else configured it: logback runs with the
-     * configuration cdc-lab ships (everything off) or one made here before. A test's own
-     * logback-test.xml, or another SLF4J binding, is left alone.
+     * Sends logging to {@code file} when nobody else configured it: logback runs with the command
+     * line's configuration (everything off) or one made here before. Any other configuration,
+     * logback's default included, is left alone (callers check {@link LoggingBackend#isLogback}
+     * first: logback is optional).
      */
     public static void toFileUnlessConfigured(Path file) {
         if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext ctx)) {

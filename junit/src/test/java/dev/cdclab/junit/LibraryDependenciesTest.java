@@ -1,0 +1,35 @@
+package dev.cdclab.junit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a test depending on cdc-lab-junit gets on its class path: no logging configuration and none
+ * of the command line's libraries (this module's tests add only logback, as a user would).
+ */
+class LibraryDependenciesTest {
+
+    @Test
+    void noLoggingConfigurationComesWithTheLibrary() {
+        ClassLoader cl = getClass().getClassLoader();
+        assertThat(cl.getResource("logback.xml")).isNull();
+        assertThat(cl.getResource("logback-test.xml"))
+                .as("this module's own test configuration")
+                .isNotNull()
+                .hasProtocol("file");
+    }
+
+    @Test
+    void theCommandLinesLibrariesStayOut() {
+        for (String c :
+                // SnakeYAML still comes, with the embedded Kafka broker's own dependencies
+                List.of("picocli.CommandLine", "org.jfree.chart.JFreeChart")) {
+            assertThatThrownBy(() -> Class.forName(c))
+                    .as(c)
+                    .isInstanceOf(ClassNotFoundException.class);
+        }
+    }
+}
