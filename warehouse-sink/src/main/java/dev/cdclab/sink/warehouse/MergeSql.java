@@ -151,13 +151,24 @@ final class MergeSql {
             List<ColumnSpec> columns,
             Caster caster,
             boolean deletes) {
+        return deleteStaged(target, stage, columns, caster, deletes, true);
+    }
+
+    private static String deleteStaged(
+            TableName target,
+            String stage,
+            List<ColumnSpec> columns,
+            Caster caster,
+            boolean deletes,
+            boolean guarded) {
         return "DELETE FROM "
                 + qualified(target)
                 + " AS t USING "
                 + stage
                 + " AS s WHERE s._op "
                 + (deletes ? "= 'd'" : "<> 'd'")
-                + " AND s._lsn > t._cdc_lsn AND "
+                + (guarded ? " AND s._lsn > t._cdc_lsn" : "")
+                + " AND "
                 + keyMatch(columns, caster);
     }
 
@@ -230,14 +241,7 @@ final class MergeSql {
             List<ColumnSpec> columns,
             Caster caster,
             boolean deletes) {
-        return "DELETE FROM "
-                + qualified(target)
-                + " AS t USING "
-                + stage
-                + " AS s WHERE s._op "
-                + (deletes ? "= 'd'" : "<> 'd'")
-                + " AND "
-                + keyMatch(columns, caster);
+        return deleteStaged(target, stage, columns, caster, deletes, false);
     }
 
     /** Inserts every staged new row version, unguarded (see {@link #deleteKeys}). */
