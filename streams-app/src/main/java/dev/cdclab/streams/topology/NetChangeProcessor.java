@@ -17,6 +17,7 @@ import dev.cdclab.streams.fold.PendingChange;
 import dev.cdclab.streams.fold.PendingCodec;
 import dev.cdclab.streams.fold.WindowPolicy;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -26,6 +27,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -114,7 +116,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
             String heartbeatTable,
             String ddlTable,
             WindowPolicy policy,
-            java.time.Duration markerInterval,
+            Duration markerInterval,
             NetChangeMode mode,
             int tasks,
             DebeziumEventReader reader,
@@ -146,8 +148,8 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         this.markerDue = false;
         // a marker due while no change arrives goes out on time anyway
         context.schedule(
-                java.time.Duration.ofNanos(Math.max(markerIntervalNanos, 1_000_000)),
-                org.apache.kafka.streams.processor.PunctuationType.WALL_CLOCK_TIME,
+                Duration.ofNanos(Math.max(markerIntervalNanos, 1_000_000)),
+                PunctuationType.WALL_CLOCK_TIME,
                 ts -> emitMarkerIfDue(true));
         byte[] last = schemaStore.get(LAST_POSITION_KEY);
         this.lastPosition = last == null ? null : new String(last, StandardCharsets.UTF_8);

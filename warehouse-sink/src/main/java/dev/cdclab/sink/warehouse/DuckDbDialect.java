@@ -9,9 +9,12 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 import org.duckdb.DuckDBAppender;
 import org.duckdb.DuckDBConnection;
@@ -27,7 +30,7 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
     private final Map<String, Staging> stagings = new HashMap<>();
     private int stagesCreated;
     private final Map<String, long[]> rowEstimates = new HashMap<>();
-    private final java.util.Set<String> indexed = new java.util.HashSet<>();
+    private final Set<String> indexed = new HashSet<>();
 
     @Override
     public String name() {
@@ -499,7 +502,7 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
 
     /** Drops the key indexes of a table, except {@code keep}. */
     private void dropKeyIndexes(Connection c, TableName t, String keep) throws SQLException {
-        List<String> names = new java.util.ArrayList<>();
+        List<String> names = new ArrayList<>();
         try (PreparedStatement ps =
                 c.prepareStatement(
                         "SELECT index_name FROM duckdb_indexes() WHERE schema_name = ? AND"

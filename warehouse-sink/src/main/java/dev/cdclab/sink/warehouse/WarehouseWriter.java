@@ -99,7 +99,6 @@ public final class WarehouseWriter implements AutoCloseable {
         }
     }
 
-    /** Outcome of one applied batch. */
     /**
      * Outcome of one committed warehouse transaction.
      *
