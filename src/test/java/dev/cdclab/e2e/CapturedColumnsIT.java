@@ -2,8 +2,8 @@ package dev.cdclab.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cdclab.pipeline.Pipeline;
-import dev.cdclab.pipeline.verify.VerificationResult;
+import dev.cdclab.orchestration.Pipeline;
+import dev.cdclab.orchestration.verify.VerificationResult;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;

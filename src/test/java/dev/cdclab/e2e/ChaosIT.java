@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.cdclab.pipeline.chaos.Scenario;
-import dev.cdclab.pipeline.chaos.Scenarios;
+import dev.cdclab.chaos.Scenario;
+import dev.cdclab.chaos.Scenarios;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

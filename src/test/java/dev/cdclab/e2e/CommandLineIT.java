@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.cdclab.pipeline.cli.CdcLab;
+import dev.cdclab.cli.CdcLab;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.file.Files;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cdclab.capture.CaptureConfig;
-import dev.cdclab.pipeline.Pipeline;
+import dev.cdclab.orchestration.Pipeline;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -2,7 +2,7 @@ package dev.cdclab.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cdclab.pipeline.cli.CdcLab;
+import dev.cdclab.cli.CdcLab;
 import java.io.File;
 import java.net.InetAddress;
 import java.net.ServerSocket;

@@ -4,7 +4,7 @@ import static dev.cdclab.e2e.TestHelper.tx;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cdclab.junit.CdcLabExtension;
-import dev.cdclab.pipeline.verify.VerificationResult;
+import dev.cdclab.orchestration.verify.VerificationResult;
 import dev.cdclab.streams.NetChangeConfig;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

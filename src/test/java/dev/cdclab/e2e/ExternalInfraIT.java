@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cdclab.cli.CdcLab;
 import dev.cdclab.embedded.ConnectWorker;
 import dev.cdclab.embedded.KafkaBroker;
 import dev.cdclab.embedded.PostgresServer;
-import dev.cdclab.pipeline.cli.CdcLab;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;

@@ -3,7 +3,7 @@ package dev.cdclab.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cdclab.junit.CdcLabExtension;
-import dev.cdclab.pipeline.verify.VerificationResult;
+import dev.cdclab.orchestration.verify.VerificationResult;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;

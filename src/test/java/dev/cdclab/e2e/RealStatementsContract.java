@@ -3,9 +3,9 @@ package dev.cdclab.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cdclab.junit.CdcLabExtension;
-import dev.cdclab.pipeline.infra.SourceEndpoint;
-import dev.cdclab.pipeline.verify.TableResult;
-import dev.cdclab.pipeline.verify.VerificationResult;
+import dev.cdclab.orchestration.infra.SourceEndpoint;
+import dev.cdclab.orchestration.verify.TableResult;
+import dev.cdclab.orchestration.verify.VerificationResult;
 import java.io.InputStream;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.cdclab.junit.CdcLabExtension;
-import dev.cdclab.pipeline.verify.VerificationResult;
+import dev.cdclab.orchestration.verify.VerificationResult;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;

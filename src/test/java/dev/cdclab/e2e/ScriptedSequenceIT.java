@@ -5,9 +5,9 @@ import static dev.cdclab.e2e.TestHelper.tx;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cdclab.junit.CdcLabExtension;
-import dev.cdclab.pipeline.Pipeline;
-import dev.cdclab.pipeline.verify.TableResult;
-import dev.cdclab.pipeline.verify.VerificationResult;
+import dev.cdclab.orchestration.Pipeline;
+import dev.cdclab.orchestration.verify.TableResult;
+import dev.cdclab.orchestration.verify.VerificationResult;
 import dev.cdclab.sink.latency.LatencyRecorder;
 import java.sql.Connection;
 import java.sql.ResultSet;

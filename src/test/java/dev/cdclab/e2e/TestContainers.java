@@ -1,7 +1,7 @@
 package dev.cdclab.e2e;
 
-import dev.cdclab.pipeline.infra.ContainerImages;
-import dev.cdclab.pipeline.infra.LoopbackPorts;
+import dev.cdclab.orchestration.infra.ContainerImages;
+import dev.cdclab.orchestration.infra.LoopbackPorts;
 import java.util.List;
 import java.util.Map;
 import org.testcontainers.DockerClientFactory;

@@ -2,7 +2,7 @@ package dev.cdclab.e2e;
 
 import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetChangeCodec;
-import dev.cdclab.pipeline.Pipeline;
+import dev.cdclab.orchestration.Pipeline;
 import dev.cdclab.streams.NetChangeConfig;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +33,7 @@ final class TestHelper {
         int code;
         try {
             System.setOut(new java.io.PrintStream(captured, true, StandardCharsets.UTF_8));
-            code = dev.cdclab.pipeline.cli.CdcLab.execute(args);
+            code = dev.cdclab.cli.CdcLab.execute(args);
         } finally {
             System.setOut(original);
         }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cdclab.change.NetChange;
 import dev.cdclab.junit.CdcLabExtension;
-import dev.cdclab.pipeline.verify.VerificationResult;
+import dev.cdclab.orchestration.verify.VerificationResult;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;

@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.cdclab.change.NetChangeMode;
 import dev.cdclab.junit.CdcLabExtension;
-import dev.cdclab.pipeline.verify.TableResult;
-import dev.cdclab.pipeline.verify.VerificationResult;
+import dev.cdclab.orchestration.verify.TableResult;
+import dev.cdclab.orchestration.verify.VerificationResult;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;

@@ -3,9 +3,9 @@ package dev.cdclab.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cdclab.junit.CdcLabExtension;
-import dev.cdclab.pipeline.verify.Difference;
-import dev.cdclab.pipeline.verify.TableResult;
-import dev.cdclab.pipeline.verify.VerificationResult;
+import dev.cdclab.orchestration.verify.Difference;
+import dev.cdclab.orchestration.verify.TableResult;
+import dev.cdclab.orchestration.verify.VerificationResult;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;

@@ -1,15 +1,15 @@
 package dev.cdclab.junit;
 
 import dev.cdclab.change.NetChangeMode;
-import dev.cdclab.pipeline.Pipeline;
-import dev.cdclab.pipeline.infra.InfraKind;
-import dev.cdclab.pipeline.infra.InfraSpec;
-import dev.cdclab.pipeline.infra.SourceEndpoint;
-import dev.cdclab.pipeline.logging.LogFile;
-import dev.cdclab.pipeline.logging.LoggingBackend;
-import dev.cdclab.pipeline.operate.CatchUpTimeoutException;
-import dev.cdclab.pipeline.operate.KafkaExitGuard;
-import dev.cdclab.pipeline.verify.VerificationResult;
+import dev.cdclab.orchestration.Pipeline;
+import dev.cdclab.orchestration.infra.InfraKind;
+import dev.cdclab.orchestration.infra.InfraSpec;
+import dev.cdclab.orchestration.infra.SourceEndpoint;
+import dev.cdclab.orchestration.logging.LogFile;
+import dev.cdclab.orchestration.logging.LoggingBackend;
+import dev.cdclab.orchestration.operate.CatchUpTimeoutException;
+import dev.cdclab.orchestration.operate.KafkaExitGuard;
+import dev.cdclab.orchestration.verify.VerificationResult;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What a test depending on cdc-lab-junit gets on its class path: no logging configuration and none
- * of the command line's libraries (this module's tests add only logback, as a user would).
+ * of the command line, the lab, the fault harness or their libraries (this module's tests add only logback, as a user would).
  */
 class LibraryDependenciesTest {
 
@@ -23,10 +23,15 @@ class LibraryDependenciesTest {
     }
 
     @Test
-    void theCommandLinesLibrariesStayOut() {
+    void theCommandLineTheLabAndTheirLibrariesStayOut() {
         for (String c :
                 // SnakeYAML still comes, with the embedded Kafka broker's own dependencies
-                List.of("picocli.CommandLine", "org.jfree.chart.JFreeChart")) {
+                List.of(
+                        "picocli.CommandLine",
+                        "org.jfree.chart.JFreeChart",
+                        "dev.cdclab.cli.CdcLab",
+                        "dev.cdclab.lab.bench.RateLadder",
+                        "dev.cdclab.chaos.ChaosRunner")) {
             assertThatThrownBy(() -> Class.forName(c))
                     .as(c)
                     .isInstanceOf(ClassNotFoundException.class);

@@ -1,0 +1,574 @@
+package dev.cdclab.chaos;
+
+import static dev.cdclab.chaos.ChaosLab.sleep;
+
+import dev.cdclab.capture.ConnectRestClient;
+import dev.cdclab.change.Lsn;
+import dev.cdclab.chaos.Scenario.CheckFailed;
+import dev.cdclab.chaos.Scenario.Expect;
+import dev.cdclab.streams.NetChangeConfig;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.postgresql.PGConnection;
+
+/** The scenarios {@code cdc-lab chaos} runs, each motivated by a real CDC bug. */
+public final class Scenarios {
+    private static final ChaosLab.Options DEFAULTS = ChaosLab.Options.defaults();
+    private static final Map<String, Scenario> ALL = new LinkedHashMap<>();
+
+    static {
+        add(
+                "connect-kill",
+                "kill -9 of the Connect worker with a transaction open; another commits during"
+                        + " the outage",
+                DEFAULTS,
+                Expect.NO_LOSS,
+                Scenarios::connectKill);
+        add(
+                "capture-crash-multirow",
+                "kill -9 of Connect while a 50,000-row COPY (rows sharing WAL records) is being"
+                        + " captured",
+                DEFAULTS.sql("CREATE TABLE chaos_bulk (id int PRIMARY KEY, v text)"),
+                Expect.NO_LOSS,
+                Scenarios::captureCrashMultiRow);
+        add(
+                "crash-at-commit",
+                "kill -9 of Connect as transactions with a transactional logical message commit",
+                DEFAULTS,
+                Expect.NO_LOSS,
+                Scenarios::crashAtCommit);
+        add(
+                "kafka-down",
+                "the broker down for 15 s while the source writes: the slot never confirms past"
+                        + " what Kafka acknowledged",
+                DEFAULTS,
+                Expect.NO_LOSS,
+                Scenarios::kafkaDown);
+        add(
+                "sink-halt-after-commit",
+                "the sink halts twice between its warehouse commit and its offset commit; deletes"
+                        + " replayed stay deleted",
+                DEFAULTS.sinkJvm("-Dcdclab.fault.sink-halt-after-commits=4"),
+                Expect.NO_LOSS,
+                Scenarios::sinkHaltAfterCommit);
+        add(
+                "slot-recreated",
+                "the replication slot dropped and recreated while Connect is down",
+                DEFAULTS,
+                Expect.STOPS_LOUDLY,
+                Scenarios::slotRecreated);
+        add(
+                "slot-invalidated",
+                "the slot invalidated by max_slot_wal_keep_size while Connect is down",
+                DEFAULTS.sql("CREATE TABLE chaos_filler (id bigserial PRIMARY KEY, v text)"),
+                Expect.STOPS_LOUDLY,
+                Scenarios::slotInvalidated);
+        add(
+                "idle-table-restart",
+                "an idle captured table beside the busy one across a Connect restart: the slot"
+                        + " advances, WAL retained stays bounded",
+                DEFAULTS.sql(
+                        "CREATE TABLE chaos_idle (id int PRIMARY KEY, v text)",
+                        "INSERT INTO chaos_idle SELECT g, 'idle' FROM generate_series(1, 10) g"),
+                Expect.NO_LOSS,
+                Scenarios::idleTableRestart);
+        add(
+                "streams-kill-alos",
+                "kill -9 of the Streams app twice during interval folds, at_least_once",
+                DEFAULTS,
+                Expect.NO_LOSS,
+                Scenarios::streamsKill);
+        add(
+                "streams-kill-eos",
+                "kill -9 of the Streams app twice during interval folds, exactly_once_v2",
+                DEFAULTS.guarantee(NetChangeConfig.Guarantee.EXACTLY_ONCE_V2),
+                Expect.NO_LOSS,
+                Scenarios::streamsKill);
+        add(
+                "kafka-restart",
+                "the broker restarted twice under load",
+                DEFAULTS,
+                Expect.NO_LOSS,
+                Scenarios::kafkaRestart);
+        add(
+                "source-restart",
+                "the source PostgreSQL restarted twice under load (fast shutdown, walsender"
+                        + " terminated)",
+                DEFAULTS,
+                Expect.NO_LOSS,
+                Scenarios::sourceRestart);
+        add(
+                "malformed-records",
+                "garbage on the change topic and on the net-change topic: dead-lettered with"
+                        + " their reason, the pipeline keeps running",
+                DEFAULTS,
+                Expect.NO_LOSS,
+                Scenarios::malformedRecords);
+        add(
+                "toast-pk-update",
+                "primary-key updates of rows with TOASTed values, and updates that leave them"
+                        + " unchanged",
+                DEFAULTS.sql(
+                        "CREATE TABLE chaos_docs (id int PRIMARY KEY, n int, body text)",
+                        "INSERT INTO chaos_docs SELECT g, 0, (SELECT string_agg(md5(random()::text"
+                                + " || g || i), '') FROM generate_series(1, 250) i) FROM"
+                                + " generate_series(1, 20) g"),
+                Expect.NO_LOSS,
+                Scenarios::toastPkUpdate);
+        add(
+                "truncate",
+                "TRUNCATE and re-insert in one transaction, then the sink killed: the warehouse"
+                        + " follows, and the replayed truncate removes nothing written after it",
+                DEFAULTS.sql(
+                        "CREATE TABLE chaos_trunc (id int PRIMARY KEY, v text)",
+                        "INSERT INTO chaos_trunc SELECT g, 'x' FROM generate_series(1, 100) g"),
+                Expect.NO_LOSS,
+                Scenarios::truncate);
+        add(
+                "add-column-while-down",
+                "ALTER TABLE ... ADD COLUMN ... DEFAULT while capture is stopped, then writes",
+                DEFAULTS.sql(
+                        "CREATE TABLE chaos_alter (id int PRIMARY KEY, v int)",
+                        "INSERT INTO chaos_alter SELECT g, g FROM generate_series(1, 100) g"),
+                Expect.NO_LOSS,
+                Scenarios::addColumnWhileDown);
+    }
+
+    private Scenarios() {}
+
+    private static void add(
+            String name,
+            String description,
+            ChaosLab.Options options,
+            Expect expect,
+            Scenario.Injection injection) {
+        ALL.put(name, new Scenario(name, description, options, expect, injection));
+    }
+
+    /** Every scenario, in order. */
+    public static List<Scenario> all() {
+        return List.copyOf(ALL.values());
+    }
+
+    /**
+     * The named scenarios.
+     *
+     * @throws IllegalArgumentException naming one that does not exist
+     */
+    public static List<Scenario> named(List<String> names) {
+        return names.stream()
+                .map(
+                        n -> {
+                            Scenario s = ALL.get(n.trim());
+                            if (s == null) {
+                                throw new IllegalArgumentException(
+                                        "unknown scenario '"
+                                                + n.trim()
+                                                + "'; scenarios: "
+                                                + String.join(", ", ALL.keySet()));
+                            }
+                            return s;
+                        })
+                .toList();
+    }
+
+    // ---- the scenarios -----------------------------------------------------------------------
+
+    private static void connectKill(ChaosLab lab) throws Exception {
+        try (Connection open = lab.source()) {
+            open.setAutoCommit(false);
+            try (Statement s = open.createStatement()) {
+                s.execute(
+                        "INSERT INTO chaos_items (id, version, body) SELECT 1000000 + g, 1, 'open'"
+                                + " FROM generate_series(1, 200) g");
+            }
+            lab.services().killConnect();
+            lab.fault("Connect worker killed with a transaction open");
+            // the writer commits transactions meanwhile; this one commits during the outage too
+            sleep(2000);
+            open.commit();
+        }
+        sleep(1000);
+        lab.services().startConnect();
+    }
+
+    private static void captureCrashMultiRow(ChaosLab lab) throws Exception {
+        long before = lab.endOffset(lab.changeTopic());
+        StringBuilder rows = new StringBuilder();
+        for (int i = 1; i <= 50_000; i++) {
+            rows.append(i).append('\t').append("row ").append(i).append('\n');
+        }
+        try (Connection c = lab.source()) {
+            c.unwrap(PGConnection.class)
+                    .getCopyAPI()
+                    .copyIn(
+                            "COPY chaos_bulk (id, v) FROM STDIN",
+                            new StringReader(rows.toString()));
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (lab.endOffset(lab.changeTopic()) - before < 5_000) {
+            if (System.nanoTime() > deadline) {
+                throw new CheckFailed("the COPY was not being captured within 60 s");
+            }
+            sleep(20);
+        }
+        long delivered = lab.endOffset(lab.changeTopic()) - before;
+        lab.services().killConnect();
+        lab.fault("Connect killed after " + delivered + " of the COPY's 50,000 change events");
+        if (delivered >= 50_000) {
+            throw new CheckFailed("the whole COPY was delivered before the kill; nothing tested");
+        }
+        sleep(1000);
+        lab.services().startConnect();
+    }
+
+    private static void crashAtCommit(ChaosLab lab) throws Exception {
+        for (int round = 0; round < 2; round++) {
+            try (Connection c = lab.source()) {
+                c.setAutoCommit(false);
+                try (Statement s = c.createStatement()) {
+                    int base = 2_000_000 + round * 1000;
+                    s.execute(
+                            "INSERT INTO chaos_items (id, version, body) SELECT "
+                                    + base
+                                    + " + g, 1, 'tx' FROM generate_series(1, 100) g");
+                    s.execute("SELECT pg_logical_emit_message(true, 'cdclab-chaos', 'mid')");
+                    s.execute(
+                            "UPDATE chaos_items SET version = version + 1 WHERE id > "
+                                    + base
+                                    + " AND id <= "
+                                    + (base + 50));
+                }
+                c.commit();
+            }
+            lab.services().killConnect();
+            lab.fault("Connect killed as a transaction with a logical message committed");
+            sleep(1000);
+            lab.services().startConnect();
+            sleep(3000);
+        }
+    }
+
+    private static void kafkaDown(ChaosLab lab) throws Exception {
+        awaitCommittedOffsets(lab);
+        long acknowledged = committedLsn(lab);
+        lab.services().stopKafka();
+        lab.fault("Kafka broker stopped for 15 s");
+        long worst = -1;
+        long until = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        while (System.nanoTime() < until) {
+            worst = Math.max(worst, confirmedFlush(lab));
+            sleep(500);
+        }
+        lab.services().resumeKafka();
+        if (worst > acknowledged) {
+            throw new CheckFailed(
+                    "the slot confirmed "
+                            + Lsn.format(worst)
+                            + " while Kafka was down, past the committed "
+                            + Lsn.format(acknowledged));
+        }
+    }
+
+    private static void sinkHaltAfterCommit(ChaosLab lab) throws Exception {
+        for (int halt = 1; halt <= 2; halt++) {
+            awaitExit(lab.sinkProcess(), Duration.ofSeconds(60));
+            lab.fault("sink halted between a warehouse commit and its offset commit");
+            sleep(1000);
+            if (halt == 1) {
+                lab.restartSink("-Dcdclab.fault.sink-halt-after-commits=4");
+            } else {
+                lab.restartSink();
+            }
+        }
+    }
+
+    private static void slotRecreated(ChaosLab lab) throws Exception {
+        awaitCommittedOffsets(lab);
+        lab.services().killConnect();
+        lab.fault("Connect killed");
+        String slot = lab.slot();
+        awaitSlotInactive(lab, slot);
+        try (Connection c = lab.source();
+                Statement s = c.createStatement()) {
+            // in one statement: faster than the health check's once a second
+            s.execute(
+                    "SELECT pg_drop_replication_slot('"
+                            + slot
+                            + "'), pg_create_logical_replication_slot('"
+                            + slot
+                            + "', 'pgoutput')");
+        }
+        lab.fault("slot dropped and recreated");
+        sleep(2000);
+        lab.services().startConnect();
+    }
+
+    private static void slotInvalidated(ChaosLab lab) throws Exception {
+        try (Connection c = lab.source();
+                Statement s = c.createStatement()) {
+            s.execute("ALTER SYSTEM SET max_slot_wal_keep_size = '64MB'");
+            s.execute("SELECT pg_reload_conf()");
+        }
+        awaitCommittedOffsets(lab);
+        lab.services().killConnect();
+        lab.fault("Connect killed");
+        String slot = lab.slot();
+        awaitSlotInactive(lab, slot);
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        try (Connection c = lab.source();
+                Statement s = c.createStatement()) {
+            while (!"lost".equals(walStatus(c, slot))) {
+                if (System.nanoTime() > deadline) {
+                    throw new CheckFailed("the slot was not invalidated within 120 s");
+                }
+                s.execute(
+                        "INSERT INTO chaos_filler (v) SELECT repeat(md5(g::text), 30) FROM"
+                                + " generate_series(1, 20000) g");
+                s.execute("SELECT pg_switch_wal()");
+                s.execute("CHECKPOINT");
+            }
+        }
+        lab.fault("slot invalidated");
+        lab.services().startConnect();
+    }
+
+    private static void idleTableRestart(ChaosLab lab) throws Exception {
+        sleep(3000);
+        lab.services().killConnect();
+        lab.fault("Connect killed");
+        sleep(1000);
+        lab.services().startConnect();
+        long atRestart = currentLsn(lab);
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (confirmedFlush(lab) <= atRestart) {
+            if (System.nanoTime() > deadline) {
+                throw new CheckFailed("the slot did not advance within 60 s of the restart");
+            }
+            sleep(500);
+        }
+        long retained = retainedWal(lab);
+        if (retained > 64L * 1024 * 1024) {
+            throw new CheckFailed("the slot retains " + retained / (1024 * 1024) + " MiB of WAL");
+        }
+    }
+
+    private static void streamsKill(ChaosLab lab) throws Exception {
+        for (int i = 0; i < 2; i++) {
+            // mid-interval: intervals are 500 ms, so a kill lands inside a fold
+            sleep(3000 + 170L * i);
+            lab.streamsProcess().kill();
+            lab.fault("Streams app killed");
+            sleep(1000);
+            lab.streamsProcess().start();
+        }
+    }
+
+    private static void kafkaRestart(ChaosLab lab) throws Exception {
+        for (int i = 0; i < 2; i++) {
+            sleep(3000);
+            lab.services().stopKafka();
+            lab.fault("Kafka broker restarted");
+            lab.services().resumeKafka();
+        }
+    }
+
+    private static void sourceRestart(ChaosLab lab) throws Exception {
+        for (int i = 0; i < 2; i++) {
+            sleep(3000);
+            lab.services().restartSource();
+            lab.fault("source restarted (fast shutdown)");
+        }
+    }
+
+    private static void malformedRecords(ChaosLab lab) throws Exception {
+        lab.produce(
+                lab.changeTopic(),
+                "{\"not\":\"a key\"".getBytes(StandardCharsets.UTF_8),
+                "not json at all {".getBytes(StandardCharsets.UTF_8));
+        lab.fault("malformed record on the change topic");
+        lab.produce(
+                lab.netChangeTopic(),
+                "public.chaos_items/{\"id\":1}".getBytes(StandardCharsets.UTF_8),
+                new byte[] {0, 1, 2, 3});
+        lab.fault("malformed record on the net-change topic");
+        String streamsDlq = lab.pipeline().netChangeConfig().deadLetterTopic();
+        String sinkDlq = lab.pipeline().sinkConfig().deadLetterTopic();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (lab.recordsOn(streamsDlq) < 1 || lab.recordsOn(sinkDlq) < 1) {
+            if (System.nanoTime() > deadline) {
+                throw new CheckFailed(
+                        "dead letters after 60 s: streams "
+                                + lab.recordsOn(streamsDlq)
+                                + ", sink "
+                                + lab.recordsOn(sinkDlq));
+            }
+            sleep(500);
+        }
+    }
+
+    private static void toastPkUpdate(ChaosLab lab) throws Exception {
+        try (Connection c = lab.source();
+                Statement s = c.createStatement()) {
+            s.execute("UPDATE chaos_docs SET n = n + 1 WHERE id <= 10");
+            s.execute("UPDATE chaos_docs SET id = id + 1000 WHERE id IN (11, 12)");
+            s.execute("UPDATE chaos_docs SET id = id + 2000, n = n + 1 WHERE id = 13");
+            s.execute("UPDATE chaos_docs SET n = n + 1 WHERE id = 1011");
+            // a key moved twice, and a key moved after its value changed, each in one transaction
+            c.setAutoCommit(false);
+            s.execute("UPDATE chaos_docs SET id = 1015 WHERE id = 15");
+            s.execute("UPDATE chaos_docs SET id = 2015 WHERE id = 1015");
+            c.commit();
+            s.execute("UPDATE chaos_docs SET body = body || 'changed' WHERE id = 16");
+            s.execute("UPDATE chaos_docs SET id = 1016 WHERE id = 16");
+            c.commit();
+        }
+        lab.fault("TOAST-bearing rows updated (key changed, value unchanged)");
+    }
+
+    private static void truncate(ChaosLab lab) throws Exception {
+        try (Connection c = lab.source();
+                Statement s = c.createStatement()) {
+            c.setAutoCommit(false);
+            s.execute("TRUNCATE chaos_trunc");
+            s.execute("INSERT INTO chaos_trunc SELECT g, 'again' FROM generate_series(1, 50) g");
+            c.commit();
+            c.setAutoCommit(true);
+            s.execute("INSERT INTO chaos_trunc VALUES (51, 'after')");
+        }
+        lab.fault("TRUNCATE chaos_trunc and re-insert, in one transaction");
+        sleep(1500);
+        lab.sinkProcess().kill();
+        lab.fault("sink killed: it replays the truncate");
+        lab.restartSink();
+    }
+
+    private static void addColumnWhileDown(ChaosLab lab) throws Exception {
+        lab.services().killConnect();
+        lab.fault("Connect killed");
+        try (Connection c = lab.source();
+                Statement s = c.createStatement()) {
+            s.execute("ALTER TABLE chaos_alter ADD COLUMN extra int NOT NULL DEFAULT 7");
+            s.execute("UPDATE chaos_alter SET v = v + 1 WHERE id <= 10");
+            s.execute("INSERT INTO chaos_alter (id, v, extra) VALUES (101, 101, 8)");
+        }
+        lab.fault("column added with a default while capture was down");
+        lab.services().startConnect();
+    }
+
+    // ---- helpers -----------------------------------------------------------------------------
+
+    /**
+     * Waits for the connector's first offset commit: killed before it, the connector starts over
+     * with a snapshot, and nothing is lost to detect.
+     */
+    private static void awaitCommittedOffsets(ChaosLab lab) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (committedLsn(lab) < 0) {
+            if (System.nanoTime() > deadline) {
+                throw new CheckFailed("no committed offsets within 60 s");
+            }
+            sleep(200);
+        }
+    }
+
+    /** The highest LSN in the connector's committed offsets; -1 before its first commit. */
+    private static long committedLsn(ChaosLab lab) {
+        ConnectRestClient rest =
+                new ConnectRestClient(lab.pipeline().infrastructure().connectUrl());
+        String connector =
+                lab.pipeline().captureConfig().get(dev.cdclab.capture.CaptureConfig.CONNECTOR_NAME);
+        long lsn = -1;
+        for (var o : rest.offsets(connector)) {
+            for (String f : new String[] {"lsn", "lsn_commit", "lsn_proc"}) {
+                lsn = Math.max(lsn, o.path(f).asLong(-1));
+            }
+        }
+        return lsn;
+    }
+
+    private static void awaitExit(dev.cdclab.orchestration.infra.ChildJvm p, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (p.alive()) {
+            if (System.nanoTime() > deadline) {
+                throw new CheckFailed(
+                        p.name() + " did not halt within " + timeout.toSeconds() + " s");
+            }
+            sleep(100);
+        }
+    }
+
+    private static void awaitSlotInactive(ChaosLab lab, String slot) throws SQLException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        try (Connection c = lab.source();
+                Statement s = c.createStatement()) {
+            while (true) {
+                try (ResultSet rs =
+                        s.executeQuery(
+                                "SELECT active FROM pg_replication_slots WHERE slot_name = '"
+                                        + slot
+                                        + "'")) {
+                    if (!rs.next() || !rs.getBoolean(1)) {
+                        return;
+                    }
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new CheckFailed("slot " + slot + " still active 30 s after the kill");
+                }
+                sleep(200);
+            }
+        }
+    }
+
+    private static String walStatus(Connection c, String slot) throws SQLException {
+        try (Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT wal_status FROM pg_replication_slots WHERE slot_name = '"
+                                        + slot
+                                        + "'")) {
+            return rs.next() ? rs.getString(1) : null;
+        }
+    }
+
+    private static long confirmedFlush(ChaosLab lab) throws SQLException {
+        return lsnQuery(
+                lab,
+                "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = '"
+                        + lab.slot()
+                        + "'");
+    }
+
+    private static long currentLsn(ChaosLab lab) throws SQLException {
+        return lsnQuery(lab, "SELECT pg_current_wal_lsn()::text");
+    }
+
+    private static long retainedWal(ChaosLab lab) throws SQLException {
+        try (Connection c = lab.source();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::bigint"
+                                        + " FROM pg_replication_slots WHERE slot_name = '"
+                                        + lab.slot()
+                                        + "'")) {
+            return rs.next() ? rs.getLong(1) : -1;
+        }
+    }
+
+    private static long lsnQuery(ChaosLab lab, String sql) throws SQLException {
+        try (Connection c = lab.source();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
+            return rs.next() && rs.getString(1) != null ? Lsn.parse(rs.getString(1)) : -1;
+        }
+    }
+}

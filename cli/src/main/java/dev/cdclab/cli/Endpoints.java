@@ -1,0 +1,101 @@
+package dev.cdclab.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Where a running {@code cdc-lab up} can be reached, as written to its endpoints file.
+ *
+ * @param sourceJdbcUrl JDBC URL of the source database
+ * @param sourceHost source host
+ * @param sourcePort source port
+ * @param sourceDatabase source database
+ * @param sourceUser source user
+ * @param sourcePassword source password
+ * @param kafkaBootstrap Kafka bootstrap servers
+ * @param connectUrl Kafka Connect REST URL
+ * @param warehouseUrl JDBC URL of the warehouse
+ * @param adminUrl the pipeline's own status and verification endpoint
+ */
+record Endpoints(
+        String sourceJdbcUrl,
+        String sourceHost,
+        int sourcePort,
+        String sourceDatabase,
+        String sourceUser,
+        String sourcePassword,
+        String kafkaBootstrap,
+        String connectUrl,
+        String warehouseUrl,
+        String adminUrl) {
+
+    private static final ObjectMapper MAPPER =
+            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    Map<String, Object> asMap() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("source_jdbc_url", sourceJdbcUrl);
+        m.put("source_host", sourceHost);
+        m.put("source_port", sourcePort);
+        m.put("source_database", sourceDatabase);
+        m.put("source_user", sourceUser);
+        m.put("source_password", sourcePassword);
+        m.put("kafka_bootstrap", kafkaBootstrap);
+        m.put("connect_url", connectUrl);
+        m.put("warehouse_url", warehouseUrl);
+        m.put("admin_url", adminUrl);
+        return m;
+    }
+
+    void write(Path file) throws IOException {
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        Files.writeString(tmp, MAPPER.writeValueAsString(asMap()));
+        Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        try {
+            Files.setPosixFilePermissions(
+                    file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        } catch (UnsupportedOperationException | IOException e) {
+            // not a POSIX file system; the password is as protected as the directory
+        }
+    }
+
+    static Endpoints read(Path file) {
+        JsonNode n;
+        try {
+            n = MAPPER.readTree(Files.readString(file));
+        } catch (IOException e) {
+            throw new IllegalArgumentException(
+                    "cannot read endpoints file " + file + ": " + e.getMessage());
+        }
+        String[] required = {
+            "source_jdbc_url", "source_user", "source_password", "warehouse_url", "admin_url"
+        };
+        for (String k : required) {
+            if (!n.hasNonNull(k)) {
+                throw new IllegalArgumentException(
+                        "endpoints file " + file + " has no '" + k + "'");
+            }
+        }
+        return new Endpoints(
+                n.get("source_jdbc_url").asText(),
+                n.path("source_host").asText(),
+                n.path("source_port").asInt(),
+                n.path("source_database").asText(),
+                n.get("source_user").asText(),
+                n.get("source_password").asText(),
+                n.path("kafka_bootstrap").asText(),
+                n.path("connect_url").asText(),
+                n.get("warehouse_url").asText(),
+                n.get("admin_url").asText());
+    }
+}

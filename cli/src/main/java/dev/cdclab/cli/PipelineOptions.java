@@ -1,0 +1,358 @@
+package dev.cdclab.cli;
+
+import dev.cdclab.change.NetChangeMode;
+import dev.cdclab.config.Durations;
+import dev.cdclab.config.SourceKind;
+import dev.cdclab.orchestration.Pipeline;
+import dev.cdclab.orchestration.infra.InfraConfig;
+import dev.cdclab.orchestration.infra.InfraKind;
+import dev.cdclab.orchestration.infra.InfraSpec;
+import dev.cdclab.streams.NetChangeConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+
+/**
+ * Options of the pipeline shared by {@code run}, {@code up}, {@code bench} and {@code overhead}:
+ * where its services come from, and how its stages are set.
+ */
+final class PipelineOptions {
+    @Option(
+            names = "--source",
+            paramLabel = "DB",
+            defaultValue = "postgres",
+            converter = SourceKindConverter.class,
+            description =
+                    "Source database: postgres (default) or sqlserver (with --infra containers or"
+                            + " --infra external: SQL Server cannot run embedded).")
+    SourceKind source;
+
+    @Option(
+            names = "--infra",
+            paramLabel = "KIND",
+            description =
+                    "embedded (default): every service in this JVM; containers: the source (and"
+                            + " Kafka with --kafka-container) in Docker containers started by"
+                            + " Testcontainers; external: services you give (--source-jdbc-url,"
+                            + " --bootstrap-servers, --connect-url).")
+    String infra;
+
+    @Option(
+            names = "--postgres-image",
+            paramLabel = "IMAGE",
+            description =
+                    "containers: source PostgreSQL image (default: $CDCLAB_POSTGRES_IMAGE, else"
+                            + " postgres:17); a local image stands in for the official one.")
+    String postgresImage;
+
+    @Option(
+            names = "--sqlserver-image",
+            paramLabel = "IMAGE",
+            description =
+                    "containers: source SQL Server image (default: $CDCLAB_SQLSERVER_IMAGE, else"
+                            + " mcr.microsoft.com/mssql/server:2022-latest).")
+    String sqlserverImage;
+
+    @Option(
+            names = "--accept-sqlserver-eula",
+            description =
+                    "containers: you accept the SQL Server image's licence"
+                            + " (https://go.microsoft.com/fwlink/?linkid=857698); it will not run"
+                            + " otherwise.")
+    Boolean acceptSqlServerEula;
+
+    @Option(
+            names = "--kafka-container",
+            description = "containers: run Kafka in a container too (default: embedded broker).")
+    Boolean kafkaContainer;
+
+    @Option(
+            names = "--kafka-image",
+            paramLabel = "IMAGE",
+            description =
+                    "containers: Kafka image (default: $CDCLAB_KAFKA_IMAGE, else apache/kafka:4.3.1).")
+    String kafkaImage;
+
+    @Option(
+            names = "--source-jdbc-url",
+            paramLabel = "URL",
+            description =
+                    "external: source JDBC URL (jdbc:postgresql://host:port/db); password from"
+                            + " CDCLAB_SOURCE_PASSWORD or --source-password-file.")
+    String sourceJdbcUrl;
+
+    @Option(names = "--source-user", paramLabel = "USER", description = "external: source user.")
+    String sourceUser;
+
+    @Option(
+            names = "--source-password-file",
+            paramLabel = "FILE",
+            description = "external: file holding the source password.")
+    Path sourcePasswordFile;
+
+    @Option(
+            names = "--bootstrap-servers",
+            paramLabel = "HOSTS",
+            description = "external: Kafka bootstrap servers.")
+    String bootstrapServers;
+
+    @Option(
+            names = "--connect-url",
+            paramLabel = "URL",
+            description =
+                    "external: Kafka Connect REST URL, or in-process (default) to start a worker"
+                            + " here.")
+    String connectUrl;
+
+    @Option(
+            names = "--warehouse-url",
+            paramLabel = "URL",
+            description =
+                    "Warehouse JDBC URL (jdbc:duckdb:FILE or jdbc:postgresql://...; password from"
+                            + " CDCLAB_WAREHOUSE_PASSWORD); default a DuckDB file in the work"
+                            + " directory.")
+    String warehouseUrl;
+
+    @Option(
+            names = "--work-dir",
+            paramLabel = "DIR",
+            description =
+                    "Directory for data, logs and the warehouse (default: cdc-lab-runs/<time>-<id>).")
+    Path workDir;
+
+    @Option(
+            names = "--interval",
+            paramLabel = "DURATION",
+            defaultValue = "0",
+            converter = Commands.DurationConverter.class,
+            description =
+                    "0 (default): a net-change window per source transaction, closed at the next"
+                            + " one, the sink folding every window waiting into one warehouse"
+                            + " transaction; a duration: fixed windows of source commit time"
+                            + " (default: ${DEFAULT-VALUE}).")
+    Duration interval;
+
+    @Option(
+            names = "--grace",
+            paramLabel = "DURATION",
+            defaultValue = "100ms",
+            converter = Commands.DurationConverter.class,
+            description =
+                    "Fixed intervals: how far past an interval's end the source must be before it"
+                            + " closes (default: ${DEFAULT-VALUE}).")
+    Duration grace;
+
+    @Option(
+            names = "--net-changes",
+            paramLabel = "MODE",
+            defaultValue = "all",
+            converter = ModeConverter.class,
+            description =
+                    "all | all-with-merge | off (apply every raw change) (default: ${DEFAULT-VALUE}).")
+    NetChangeMode mode;
+
+    @Option(
+            names = "--partitions",
+            defaultValue = "1",
+            description =
+                    "Partitions of the change, watermark and net-change topics (default: ${DEFAULT-VALUE}).")
+    int partitions;
+
+    @Option(
+            names = "--processing-guarantee",
+            paramLabel = "G",
+            defaultValue = "at_least_once",
+            description =
+                    "Kafka Streams guarantee: at_least_once | exactly_once_v2 (default: ${DEFAULT-VALUE}).")
+    NetChangeConfig.Guarantee guarantee;
+
+    @Option(
+            names = "--durable",
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
+            description =
+                    "Source with fsync=on and synchronous_commit=on (default). --no-durable turns both off.")
+    boolean durable;
+
+    @Option(
+            names = "--min-free-disk",
+            paramLabel = "SIZE",
+            defaultValue = "2G",
+            converter = SizeConverter.class,
+            description =
+                    "Stop with an error when the work directory's disk has less free space (default: ${DEFAULT-VALUE}).")
+    long minFreeDisk;
+
+    @Option(
+            names = {"-D", "--set"},
+            paramLabel = "KEY=VALUE",
+            description =
+                    "Any setting: streams.<key>, sink.<key>, capture.<key> or infra.<key> (see 'cdc-lab config').")
+    Map<String, String> overrides = new LinkedHashMap<>();
+
+    private InfraConfig infraConfig;
+
+    /** The infrastructure settings: -D infra.* keys, then the flags over them. */
+    InfraConfig infraConfig() {
+        if (infraConfig == null) {
+            var b = InfraConfig.builder();
+            overrides.forEach(
+                    (k, v) -> {
+                        if (k.startsWith("infra.")) {
+                            b.set(k.substring("infra.".length()), v);
+                        }
+                    });
+            setIf(b, InfraConfig.KIND.key(), infra);
+            setIf(b, InfraConfig.POSTGRES_IMAGE.key(), postgresImage);
+            setIf(b, InfraConfig.SQLSERVER_IMAGE.key(), sqlserverImage);
+            setIf(b, InfraConfig.ACCEPT_SQLSERVER_EULA.key(), acceptSqlServerEula);
+            setIf(b, InfraConfig.KAFKA_CONTAINER.key(), kafkaContainer);
+            setIf(b, InfraConfig.KAFKA_IMAGE.key(), kafkaImage);
+            setIf(b, InfraConfig.SOURCE_JDBC_URL.key(), sourceJdbcUrl);
+            setIf(b, InfraConfig.SOURCE_USER.key(), sourceUser);
+            setIf(b, InfraConfig.SOURCE_PASSWORD_FILE.key(), sourcePasswordFile);
+            setIf(b, InfraConfig.BOOTSTRAP_SERVERS.key(), bootstrapServers);
+            setIf(b, InfraConfig.CONNECT_URL.key(), connectUrl);
+            infraConfig = new InfraConfig(b.build());
+        }
+        return infraConfig;
+    }
+
+    private static void setIf(dev.cdclab.config.Configuration.Builder b, String key, Object v) {
+        if (v != null) {
+            b.set(key, v.toString());
+        }
+    }
+
+    /** Where the services come from. */
+    InfraSpec infraSpec() {
+        return infraConfig().spec(source);
+    }
+
+    InfraKind infraKind() {
+        return infraConfig().kind();
+    }
+
+    Pipeline.Builder apply(Pipeline.Builder b) {
+        if (partitions < 1) {
+            throw new IllegalArgumentException("--partitions must be >= 1");
+        }
+        if (interval.isNegative()) {
+            throw new IllegalArgumentException("--interval must be >= 0");
+        }
+        if (grace.isNegative()) {
+            throw new IllegalArgumentException("--grace must be >= 0");
+        }
+        b.infrastructure(infraSpec())
+                .warehouseUrl(warehouseUrl)
+                .interval(interval)
+                .grace(grace)
+                .mode(mode)
+                .partitions(partitions)
+                .guarantee(guarantee)
+                .durable(durable)
+                .minFreeDisk(minFreeDisk);
+        overrides.forEach(
+                (k, v) -> {
+                    if (k.startsWith("streams.")) {
+                        b.streams(k.substring("streams.".length()), v);
+                    } else if (k.startsWith("sink.")) {
+                        b.sink(k.substring("sink.".length()), v);
+                    } else if (k.startsWith("capture.")) {
+                        b.capture(k.substring("capture.".length()), v);
+                    } else if (!k.startsWith("infra.")) {
+                        throw new IllegalArgumentException(
+                                "-D "
+                                        + k
+                                        + ": key must start with streams., sink., capture. or"
+                                        + " infra.");
+                    }
+                });
+        return b;
+    }
+
+    /** The pipeline settings a report states: what these options set, and every -D override. */
+    Map<String, Object> settings() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("source", source.label());
+        // a zero interval is a window per source transaction, where grace plays no part
+        m.put("interval", interval.isZero() ? "transaction" : Durations.format(interval));
+        if (!interval.isZero()) {
+            m.put("grace", Durations.format(grace));
+        }
+        m.put("net_changes", mode.name().toLowerCase(Locale.ROOT));
+        m.put("partitions", partitions);
+        m.put("processing_guarantee", guarantee.name().toLowerCase(Locale.ROOT));
+        m.put("durable_source", durable);
+        m.put(
+                "warehouse",
+                warehouseUrl == null || warehouseUrl.startsWith("jdbc:duckdb:")
+                        ? "duckdb"
+                        : "postgresql");
+        overrides.forEach((k, v) -> m.put(k, k.contains("password") ? "********" : v));
+        return m;
+    }
+
+    /** The settings as one {@code key=value ...} line. */
+    static String line(Map<String, ?> settings) {
+        StringBuilder b = new StringBuilder();
+        settings.forEach(
+                (k, v) -> b.append(b.length() == 0 ? "" : " ").append(k).append('=').append(v));
+        return b.toString();
+    }
+
+    /** {@code 500M}, {@code 2G}, {@code 1T} or plain bytes. */
+    static final class SizeConverter implements CommandLine.ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            java.util.regex.Matcher m =
+                    java.util.regex.Pattern.compile("(\\d+)\\s*([kKmMgGtT]?)[bB]?")
+                            .matcher(value.trim());
+            if (!m.matches()) {
+                throw new CommandLine.TypeConversionException(
+                        "'" + value + "' is not a size (use e.g. 500M, 2G)");
+            }
+            long n = Long.parseLong(m.group(1));
+            int shift =
+                    switch (m.group(2).toUpperCase(Locale.ROOT)) {
+                        case "K" -> 10;
+                        case "M" -> 20;
+                        case "G" -> 30;
+                        case "T" -> 40;
+                        default -> 0;
+                    };
+            return n << shift;
+        }
+    }
+
+    /** {@code postgres} or {@code sqlserver}. */
+    static final class SourceKindConverter implements CommandLine.ITypeConverter<SourceKind> {
+        @Override
+        public SourceKind convert(String value) {
+            try {
+                return SourceKind.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    /** {@code all-with-merge} and {@code all_with_merge} both work. */
+    static final class ModeConverter implements CommandLine.ITypeConverter<NetChangeMode> {
+        @Override
+        public NetChangeMode convert(String value) {
+            try {
+                return NetChangeMode.valueOf(
+                        value.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(
+                        "'" + value + "' is not one of all, all-with-merge, off");
+            }
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package dev.cdclab.cli;
+
+import dev.cdclab.config.Configuration;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import picocli.CommandLine.Option;
+
+/** {@code --config FILE} and {@code -D key=value} for the stand-alone stage commands. */
+final class StageOptions {
+    @Option(
+            names = {"-c", "--config"},
+            paramLabel = "FILE",
+            description = "Properties file with this stage's settings (see 'cdc-lab config').")
+    Path configFile;
+
+    @Option(
+            names = {"-D", "--set"},
+            paramLabel = "KEY=VALUE",
+            description = "One setting; overrides the file.")
+    Map<String, String> settings = new LinkedHashMap<>();
+
+    /** Applies the file, then the -D settings, then the given explicit values. */
+    Configuration build(Configuration.Builder b, Map<String, String> explicit) {
+        if (configFile != null) {
+            b.load(configFile);
+        }
+        b.setAll(settings);
+        explicit.forEach(
+                (k, v) -> {
+                    if (v != null) {
+                        b.set(k, v);
+                    }
+                });
+        return b.build();
+    }
+}

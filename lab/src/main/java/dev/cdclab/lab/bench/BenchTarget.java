@@ -1,0 +1,78 @@
+package dev.cdclab.lab.bench;
+
+import dev.cdclab.lab.experiment.LoadPhases;
+import dev.cdclab.orchestration.operate.HealthWatch;
+import dev.cdclab.orchestration.verify.VerificationResult;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.HdrHistogram.Histogram;
+
+/**
+ * A running capture-to-warehouse pipeline a {@link RateLadder} can drive and measure: cdc-lab's own
+ * ({@link PipelineTarget}) or the standard one it is compared with ({@link StandardPipeline}).
+ */
+public interface BenchTarget extends AutoCloseable, LoadPhases.Target {
+    /** What the pipeline is, in a few words ({@code cdc-lab -> postgresql}). */
+    String name();
+
+    /** A new connection to the source, for the load generator. */
+    Connection sourceConnection() throws SQLException;
+
+    /** Called before each measured step (resets what is counted per step). */
+    default void beforeStep() {}
+
+    /**
+     * Waits until every change committed at the source before now is in the warehouse.
+     *
+     * @return how long it took
+     * @throws dev.cdclab.orchestration.operate.CatchUpTimeoutException on timeout
+     */
+    @Override
+    Duration awaitCaughtUp(Duration timeout);
+
+    /**
+     * Commit-to-warehouse latency, ms, of the changes the load generator committed between the two
+     * times (epoch microseconds), as this pipeline's warehouse shows it.
+     */
+    Histogram latency(long fromMicros, long toMicros) throws SQLException;
+
+    /**
+     * The pipeline's own commit-to-warehouse recorder since {@link #beforeStep()}, where it has one
+     * (cdc-lab's sink); null otherwise.
+     */
+    default Histogram pipelineLatency() {
+        return null;
+    }
+
+    /**
+     * Rows the warehouse has written (inserted, updated, deleted) into the captured tables so far;
+     * -1 when it cannot be told.
+     */
+    long rowsWritten() throws SQLException;
+
+    /**
+     * Throws when a part of the pipeline has failed.
+     *
+     * @throws dev.cdclab.orchestration.operate.StageFailedException naming it
+     */
+    void checkHealthy();
+
+    /** Checks health every second and calls {@code onFailure} once; close the handle to stop. */
+    @Override
+    default AutoCloseable watch(Consumer<RuntimeException> onFailure) {
+        return HealthWatch.start(this::checkHealthy, onFailure);
+    }
+
+    /** Compares the warehouse with the source. */
+    VerificationResult verify() throws SQLException;
+
+    /** The settings the pipeline ran with, for the report (no secrets). */
+    Map<String, Object> settings();
+
+    /** Stops what the target started. */
+    @Override
+    void close();
+}

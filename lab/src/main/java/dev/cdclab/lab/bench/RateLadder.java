@@ -1,0 +1,251 @@
+package dev.cdclab.lab.bench;
+
+import dev.cdclab.lab.experiment.LoadPhases;
+import dev.cdclab.load.run.LoadRunner;
+import dev.cdclab.load.run.LoadStats;
+import dev.cdclab.load.workload.Workload;
+import dev.cdclab.orchestration.operate.CatchUpTimeoutException;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Drives a {@link BenchTarget} with a workload: a warm-up, an optional step at a fixed rate, then
+ * steps of rising rate. A step is sustained when the warehouse catches up within the bound after it
+ * (the backlog stayed bounded), its p99 is within the bound and the generator kept the rate.
+ */
+public final class RateLadder {
+    /**
+     * What to run.
+     *
+     * @param threads load generator threads
+     * @param fixedRate rate of the fixed step, tx/s; 0 for none
+     * @param rates rising step rates, tx/s
+     * @param step length of each step
+     * @param warmup unmeasured load before the first step (at the fixed rate, else the first)
+     * @param maxCatchUp a step whose backlog takes longer to drain is not sustained
+     * @param maxP99 latency bound of a sustained step
+     * @param catchUpTimeout how long to wait for the backlog at all
+     * @param stopAtFirstMiss end the ladder at the first step not sustained
+     * @param countRows read the warehouse's row writes around the fixed step
+     */
+    public record Plan(
+            int threads,
+            double fixedRate,
+            List<Double> rates,
+            Duration step,
+            Duration warmup,
+            Duration maxCatchUp,
+            Duration maxP99,
+            Duration catchUpTimeout,
+            boolean stopAtFirstMiss,
+            boolean countRows) {
+        public Plan {
+            rates = List.copyOf(rates);
+            if (rates.isEmpty() && fixedRate <= 0) {
+                throw new IllegalArgumentException("nothing to run: no rates and no fixed rate");
+            }
+        }
+    }
+
+    /**
+     * One measured step.
+     *
+     * @param fixed whether this is the fixed-rate step
+     * @param latency commit-to-warehouse latency, ms, as the target measures it
+     * @param pipelineLatency the pipeline's own recorder, or null
+     * @param catchUpSeconds time to drain the backlog after the load; infinite on timeout
+     * @param cpu CPU used from the step's start until caught up
+     * @param cpuWindowSeconds how long that was
+     * @param rowsWritten warehouse row writes for the step; -1 when not counted
+     */
+    public record Step(
+            boolean fixed,
+            double target,
+            double txPerSecond,
+            double changesPerSecond,
+            long changes,
+            Histogram latency,
+            Histogram pipelineLatency,
+            double catchUpSeconds,
+            boolean sustained,
+            CpuMeter.Usage cpu,
+            double cpuWindowSeconds,
+            long rowsWritten) {
+        /** Machine CPU seconds per million source row changes. */
+        public double machineCpuPerMillion() {
+            return changes == 0 ? Double.NaN : cpu.machineSeconds() / changes * 1e6;
+        }
+
+        /** This JVM's CPU seconds per million source row changes. */
+        public double jvmCpuPerMillion() {
+            return changes == 0 ? Double.NaN : cpu.jvmSeconds() / changes * 1e6;
+        }
+
+        /** PostgreSQL's (source and warehouse) CPU seconds per million source row changes. */
+        public double postgresCpuPerMillion() {
+            return changes == 0 ? Double.NaN : cpu.postgresSeconds() / changes * 1e6;
+        }
+
+        /** Cores the machine kept busy on average from the step's start until caught up. */
+        public double machineCores() {
+            return cpu.machineSeconds() / cpuWindowSeconds;
+        }
+    }
+
+    /** The ladder's steps. */
+    public record Result(Step fixed, List<Step> steps) {
+        /** The sustained step with the most changes per second. */
+        public Optional<Step> best() {
+            Step best = null;
+            for (Step s : steps) {
+                if (s.sustained()
+                        && (best == null || s.changesPerSecond() > best.changesPerSecond())) {
+                    best = s;
+                }
+            }
+            if (fixed != null
+                    && fixed.sustained()
+                    && (best == null || fixed.changesPerSecond() > best.changesPerSecond())) {
+                best = fixed;
+            }
+            return Optional.ofNullable(best);
+        }
+
+        /** True when the last step's backlog drained (the warehouse can be verified). */
+        public boolean caughtUp() {
+            Step last = steps.isEmpty() ? fixed : steps.get(steps.size() - 1);
+            return last == null || !Double.isInfinite(last.catchUpSeconds());
+        }
+    }
+
+    /** Hears about progress. */
+    public interface Listener {
+        default void warmup(Duration length, double rate) {}
+
+        default void step(Step step) {}
+    }
+
+    private final Plan plan;
+
+    public RateLadder(Plan plan) {
+        this.plan = plan;
+    }
+
+    /**
+     * Runs the plan on a started target whose warehouse has caught up.
+     *
+     * @throws dev.cdclab.orchestration.operate.StageFailedException when a part fails meanwhile
+     */
+    public Result run(BenchTarget target, Workload workload, Listener listener)
+            throws SQLException {
+        long next = 0;
+        if (!plan.warmup().isZero()) {
+            double rate = plan.fixedRate() > 0 ? plan.fixedRate() : plan.rates().get(0);
+            listener.warmup(plan.warmup(), rate);
+            try {
+                next +=
+                        LoadPhases.warmUp(
+                                        target,
+                                        workload,
+                                        target::sourceConnection,
+                                        plan.threads(),
+                                        rate,
+                                        plan.warmup(),
+                                        plan.catchUpTimeout())
+                                .issued();
+            } catch (RuntimeException | SQLException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException(e.getMessage(), e);
+            }
+        }
+        Step fixed = null;
+        long[] issued = {next};
+        if (plan.fixedRate() > 0) {
+            fixed = measure(target, workload, plan.fixedRate(), true, issued);
+            listener.step(fixed);
+        }
+        List<Step> steps = new ArrayList<>();
+        if (fixed == null || !Double.isInfinite(fixed.catchUpSeconds())) {
+            for (double rate : plan.rates()) {
+                Step s = measure(target, workload, rate, false, issued);
+                steps.add(s);
+                listener.step(s);
+                if (Double.isInfinite(s.catchUpSeconds())
+                        || (plan.stopAtFirstMiss() && !s.sustained())) {
+                    break;
+                }
+            }
+        }
+        return new Result(fixed, steps);
+    }
+
+    private Step measure(
+            BenchTarget target, Workload workload, double rate, boolean fixed, long[] issued)
+            throws SQLException {
+        boolean countRows = fixed && plan.countRows();
+        long rows0 = countRows ? target.rowsWritten() : -1;
+        target.beforeStep();
+        CpuMeter.Reading cpu0 = CpuMeter.read();
+        long t0 = System.nanoTime();
+        long fromMicros = nowMicros();
+        LoadRunner r = load(target, workload, rate, plan.step(), issued[0]);
+        LoadStats s;
+        try {
+            s = LoadPhases.load(target, r);
+        } catch (RuntimeException | SQLException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+        issued[0] += r.issued();
+        long toMicros = nowMicros();
+        double secs = r.elapsedSeconds();
+        double catchUp;
+        try {
+            catchUp = target.awaitCaughtUp(plan.catchUpTimeout()).toMillis() / 1000.0;
+        } catch (CatchUpTimeoutException e) {
+            catchUp = Double.POSITIVE_INFINITY;
+        }
+        CpuMeter.Usage cpu = CpuMeter.read().since(cpu0);
+        double window = (System.nanoTime() - t0) / 1e9;
+        Histogram lat = target.latency(fromMicros, toMicros);
+        Histogram own = target.pipelineLatency();
+        long rows = countRows && !Double.isInfinite(catchUp) ? target.rowsWritten() - rows0 : -1;
+        boolean sustained =
+                catchUp <= plan.maxCatchUp().toMillis() / 1000.0
+                        && lat.getTotalCount() > 0
+                        && lat.getValueAtPercentile(99) <= plan.maxP99().toMillis()
+                        && s.transactions() >= 0.95 * rate * secs;
+        return new Step(
+                fixed,
+                rate,
+                s.transactions() / secs,
+                s.sourceChanges() / secs,
+                s.sourceChanges(),
+                lat,
+                own,
+                catchUp,
+                sustained,
+                cpu,
+                window,
+                rows);
+    }
+
+    private LoadRunner load(
+            BenchTarget target, Workload workload, double rate, Duration length, long first) {
+        return new LoadRunner(
+                workload,
+                target::sourceConnection,
+                new LoadRunner.Options(plan.threads(), rate, length, 0, first));
+    }
+
+    private static long nowMicros() {
+        java.time.Instant now = java.time.Instant.now();
+        return now.getEpochSecond() * 1_000_000 + now.getNano() / 1000;
+    }
+}

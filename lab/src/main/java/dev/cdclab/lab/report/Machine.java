@@ -1,0 +1,45 @@
+package dev.cdclab.lab.report;
+
+import java.lang.management.ManagementFactory;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** Facts about the machine a measurement ran on. */
+public final class Machine {
+    private Machine() {}
+
+    public static Map<String, Object> describe() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("cores", Runtime.getRuntime().availableProcessors());
+        long mem = 0;
+        if (ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os) {
+            mem = os.getTotalMemorySize();
+        }
+        m.put("memory_gib", Math.round(mem / (1024.0 * 1024 * 1024)));
+        m.put(
+                "os",
+                System.getProperty("os.name")
+                        + " "
+                        + System.getProperty("os.version")
+                        + " "
+                        + System.getProperty("os.arch"));
+        m.put(
+                "java",
+                System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
+        m.put("max_heap_mib", Runtime.getRuntime().maxMemory() / (1024 * 1024));
+        return m;
+    }
+
+    /** {@code 2 cores, 24 GiB, Linux 6.1 amd64, Java 17.0.15}. */
+    public static String oneLine() {
+        Map<String, Object> m = describe();
+        return m.get("cores")
+                + " cores, "
+                + m.get("memory_gib")
+                + " GiB, "
+                + m.get("os")
+                + ", Java "
+                + System.getProperty("java.version");
+    }
+}

@@ -1,0 +1,732 @@
+package dev.cdclab.orchestration;
+
+import dev.cdclab.capture.CaptureConfig;
+import dev.cdclab.capture.CaptureSource;
+import dev.cdclab.capture.ConnectRestClient;
+import dev.cdclab.capture.DebeziumConnectorConfig;
+import dev.cdclab.change.NetChangeMode;
+import dev.cdclab.config.SourceKind;
+import dev.cdclab.orchestration.infra.InfraKind;
+import dev.cdclab.orchestration.infra.InfraSpec;
+import dev.cdclab.orchestration.infra.Infrastructure;
+import dev.cdclab.orchestration.infra.SourceEndpoint;
+import dev.cdclab.orchestration.infra.Topics;
+import dev.cdclab.orchestration.operate.CatchUp;
+import dev.cdclab.orchestration.operate.DiskGuard;
+import dev.cdclab.orchestration.operate.HealthWatch;
+import dev.cdclab.orchestration.operate.StageFailedException;
+import dev.cdclab.orchestration.verify.SourceCatalog;
+import dev.cdclab.orchestration.verify.VerificationResult;
+import dev.cdclab.orchestration.verify.WarehouseVerifier;
+import dev.cdclab.sink.SinkConfig;
+import dev.cdclab.sink.WarehouseSink;
+import dev.cdclab.streams.NetChangeApp;
+import dev.cdclab.streams.NetChangeConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The pipeline's stages deployed onto an {@link Infrastructure}: the Debezium connector registered
+ * with Kafka Connect, the net-change Streams app and the warehouse sink. Every name carries the run
+ * id, so pipelines never share slots, publications, topics, groups or files. On shared
+ * infrastructure (external services, containers a test manages) closing removes what the pipeline
+ * created there.
+ */
+public final class Pipeline implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Pipeline.class);
+
+    /** Work done on the source after it starts and before capture begins (schema, prefill). */
+    @FunctionalInterface
+    public interface SourceInitializer {
+        void initialize(SourceEndpoint source) throws Exception;
+    }
+
+    /** A stage that can run outside this pipeline's process ({@code up --without}). */
+    public enum Stage {
+        /** The net-change Kafka Streams app. */
+        STREAMS,
+        /** The warehouse sink. */
+        SINK
+    }
+
+    private final Builder settings;
+    private final Deque<AutoCloseable> started = new ArrayDeque<>();
+    private final Map<String, Long> startupMillis = new LinkedHashMap<>();
+    private final DiskGuard disk;
+    private Infrastructure infra;
+    private CaptureConfig capture;
+    private CaptureSource captureSource;
+    private NetChangeApp streams;
+    private WarehouseSink sink;
+    private Map<String, String> connectorConfig;
+    private NetChangeConfig netChangeConfig;
+    private SinkConfig sinkConfig;
+    private ConnectRestClient connectRest;
+    private volatile List<com.fasterxml.jackson.databind.JsonNode> lastOffsets = List.of();
+    private Map<String, String> sourceSettings;
+    private volatile boolean closed;
+
+    private Pipeline(Builder b) {
+        this.settings = b;
+        this.disk = new DiskGuard(b.workDir, b.minFreeDisk);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Starts the infrastructure, then every stage. On failure, stops what had started and rethrows.
+     */
+    public Pipeline start() {
+        try {
+            startParts();
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        } catch (Exception e) {
+            close();
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+        return this;
+    }
+
+    private void startParts() throws Exception {
+        Path work = settings.workDir.toAbsolutePath();
+        Files.createDirectories(work);
+        disk.check();
+        String id = settings.runId;
+        String safeId = id.replace('-', '_');
+        long t0 = System.nanoTime();
+        infra =
+                settings.infra.start(
+                        new InfraSpec.Context(
+                                work,
+                                id,
+                                settings.durable,
+                                settings.sourcePort,
+                                settings.kafkaPort,
+                                settings.shutdownHooks));
+        started.push(infra);
+        phase("infrastructure", t0);
+
+        t0 = System.nanoTime();
+        SourceEndpoint src = infra.source();
+        String prefix = "cdclab-" + id;
+        var captureBuilder =
+                CaptureConfig.builder()
+                        .set(CaptureConfig.SOURCE_KIND, src.kind())
+                        .set(CaptureConfig.HOST, src.host())
+                        .set(CaptureConfig.PORT, src.port())
+                        .set(CaptureConfig.DATABASE, src.database())
+                        .set(CaptureConfig.USER, src.user())
+                        .set(CaptureConfig.PASSWORD, src.password())
+                        .set(CaptureConfig.CONNECTOR_NAME, "cdclab-source-" + id)
+                        .set(CaptureConfig.TOPIC_PREFIX, prefix)
+                        .set(CaptureConfig.SLOT, "cdclab_" + safeId)
+                        .set(CaptureConfig.PUBLICATION, "cdclab_" + safeId)
+                        .set(CaptureConfig.PARTITIONS, settings.partitions)
+                        .set(CaptureConfig.HEARTBEAT, settings.heartbeat)
+                        .set(CaptureConfig.KAFKA_BOOTSTRAP_SERVERS, infra.kafkaBootstrapServers());
+        if (infra.kind() == InfraKind.EMBEDDED && src.kind() == SourceKind.POSTGRES) {
+            // the embedded source is ours: capture runs there as a least-privilege role
+            captureBuilder.set(CaptureConfig.CAPTURE_ROLE, "cdclab_capture");
+        }
+        if (infra.kind() != InfraKind.EXTERNAL && src.kind() == SourceKind.POSTGRES) {
+            // a source started for the run (or a test's container): tables without a key get
+            // REPLICA IDENTITY FULL, so publishing them never fails the application's statements
+            captureBuilder.set(CaptureConfig.KEYLESS_TABLES, CaptureConfig.KeylessTables.FULL);
+        }
+        capture = new CaptureConfig(captureBuilder.setAll(settings.captureOverrides).build());
+
+        captureSource = CaptureSource.of(capture);
+        // fail fast, before a long prefill, when the source cannot be captured at all
+        captureSource.check();
+        if (settings.initializer != null) {
+            settings.initializer.initialize(src);
+        }
+        // after the initializer: SQL Server enables CDC on the tables that exist then
+        captureSource.prepare();
+        captureSource.awaitReady(Duration.ofMinutes(2));
+        sourceSettings = captureSource.settings();
+        phase("source preparation", t0);
+
+        String appId = "cdclab-net-changes-" + id;
+        if (infra.shared()) {
+            String bootstrap = infra.kafkaBootstrapServers();
+            started.push(
+                    () ->
+                            Topics.delete(
+                                    bootstrap,
+                                    // Debezium's heartbeat topic: the router leaves it alone
+                                    List.of("__debezium-heartbeat." + prefix),
+                                    List.of(prefix + ".", appId + "-")));
+        }
+
+        t0 = System.nanoTime();
+        NetChangeConfig nc =
+                new NetChangeConfig(
+                        NetChangeConfig.builder()
+                                .set(
+                                        NetChangeConfig.BOOTSTRAP_SERVERS,
+                                        infra.kafkaBootstrapServers())
+                                .set(NetChangeConfig.APPLICATION_ID, appId)
+                                .set(NetChangeConfig.TOPIC_PREFIX, prefix)
+                                .set(NetChangeConfig.NET_CHANGES_TOPIC, prefix + ".net-changes")
+                                .set(NetChangeConfig.INTERVAL, settings.interval)
+                                .set(NetChangeConfig.GRACE, settings.grace)
+                                .set(NetChangeConfig.MODE, settings.mode)
+                                .set(NetChangeConfig.PARTITIONS, settings.partitions)
+                                .set(NetChangeConfig.GUARANTEE, settings.guarantee)
+                                .set(NetChangeConfig.STATE_DIR, work.resolve("streams").toString())
+                                .set("kafka.producer.compression.type", "none")
+                                .setAll(settings.streamsOverrides)
+                                .build());
+        netChangeConfig = nc;
+        if (!settings.without.contains(Stage.STREAMS)) {
+            streams = new NetChangeApp(nc);
+            started.push(streams);
+            streams.start(Duration.ofSeconds(60));
+            phase("streams", t0);
+        }
+
+        t0 = System.nanoTime();
+        SinkConfig sc =
+                new SinkConfig(
+                        SinkConfig.builder()
+                                .set(SinkConfig.BOOTSTRAP_SERVERS, infra.kafkaBootstrapServers())
+                                .set(SinkConfig.GROUP_ID, "cdclab-warehouse-sink-" + id)
+                                .set(SinkConfig.TOPIC, prefix + ".net-changes")
+                                .set(SinkConfig.WAREHOUSE_URL, warehouseUrl())
+                                .setAll(settings.sinkOverrides)
+                                .build());
+        sinkConfig = sc;
+        if (!settings.without.contains(Stage.SINK)) {
+            sink = new WarehouseSink(sc);
+            started.push(sink);
+            sink.start(Duration.ofSeconds(30));
+            phase("sink", t0);
+        }
+
+        t0 = System.nanoTime();
+        connectorConfig = secretsInFile(captureSource.connectorConfig(), work);
+        ConnectRestClient rest = new ConnectRestClient(infra.connectUrl());
+        String name = capture.get(CaptureConfig.CONNECTOR_NAME);
+        connectRest = rest;
+        DebeziumConnectorConfig.Fitted fitted =
+                DebeziumConnectorConfig.fitTo(rest, name, connectorConfig);
+        if (!fitted.problems().isEmpty()) {
+            throw new IllegalStateException(
+                    "connector config rejected: " + fitted.problems().get(0));
+        }
+        connectorConfig = fitted.config();
+        if (infra.shared()) {
+            started.push(() -> removeCapture(rest, name));
+        }
+        rest.put(name, connectorConfig);
+        rest.awaitRunning(name, Duration.ofSeconds(60));
+        captureSource.awaitStreaming(settings.streamingTimeout);
+        phase("capture", t0);
+        LOG.info(
+                "Pipeline {} up on {} infrastructure: source {}, kafka {}, connect {}, warehouse {}",
+                id,
+                infra.kind().label(),
+                src.jdbcUrl(),
+                infra.kafkaBootstrapServers(),
+                infra.connectUrl(),
+                warehouseUrl());
+    }
+
+    /**
+     * On a source that outlives the pipeline: the connector, then what capture left in the source
+     * (slot and publication; CDC the pipeline enabled).
+     */
+    private void removeCapture(ConnectRestClient rest, String connector) {
+        try {
+            rest.delete(connector);
+        } catch (RuntimeException e) {
+            LOG.warn("Could not delete connector {}: {}", connector, e.getMessage());
+        }
+        try {
+            captureSource.removeCapture(Duration.ofSeconds(30));
+        } catch (RuntimeException e) {
+            LOG.warn("Could not remove capture from the source: {}", e.getMessage());
+        }
+    }
+
+    private void phase(String name, long t0) {
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        startupMillis.put(name, ms);
+        LOG.info("{} started in {} ms", name, ms);
+    }
+
+    /** How long each part of start-up took, in order, ms. */
+    public Map<String, Long> startupMillis() {
+        return Map.copyOf(startupMillis);
+    }
+
+    /**
+     * Throws when the disk is nearly full.
+     *
+     * @throws dev.cdclab.orchestration.operate.DiskFullException then
+     */
+    public void checkDisk() {
+        disk.check();
+    }
+
+    /**
+     * Checks health every second on a thread of its own and calls {@code onFailure} once when a
+     * part fails or the disk fills; close the returned handle to stop watching.
+     */
+    public AutoCloseable watch(Consumer<RuntimeException> onFailure) {
+        return HealthWatch.start(this::checkHealthy, onFailure);
+    }
+
+    /**
+     * Throws if a stage or service has failed or the disk is nearly full.
+     *
+     * @throws StageFailedException naming the stage
+     */
+    public void checkHealthy() {
+        disk.check();
+        infra.checkHealthy();
+        checkCapture();
+        if (streams != null) {
+            streams.failure()
+                    .ifPresent(
+                            e -> {
+                                throw new StageFailedException(
+                                        "net-change app", String.valueOf(e.getMessage()), e);
+                            });
+        }
+        if (sink != null) {
+            sink.failure()
+                    .ifPresent(
+                            e -> {
+                                throw new StageFailedException(
+                                        "warehouse sink", String.valueOf(e.getMessage()), e);
+                            });
+        }
+    }
+
+    /**
+     * Throws when the connector has failed, or when the source can no longer give what its
+     * committed offsets ask for (see {@link CaptureSource#checkPosition}). A Connect cluster that
+     * does not answer is not reported here: a worker restarts, and catch-up notices one that does
+     * not.
+     */
+    private void checkCapture() {
+        if (connectRest == null) {
+            return;
+        }
+        String name = capture.get(CaptureConfig.CONNECTOR_NAME);
+        List<com.fasterxml.jackson.databind.JsonNode> offsets;
+        try {
+            ConnectRestClient.Status status = connectRest.status(name);
+            if (status.failed()) {
+                String trace = status.trace() == null ? "failed" : status.trace();
+                int nl = trace.indexOf('\n');
+                throw new StageFailedException(
+                        "capture", nl < 0 ? trace : trace.substring(0, nl), null);
+            }
+            offsets = connectRest.offsets(name);
+            lastOffsets = offsets;
+        } catch (dev.cdclab.capture.ConnectRestException e) {
+            if (e.notFound() || closed) {
+                // the connector is being removed, with its slot
+                return;
+            }
+            // a worker down is no reason to stop looking at the slot
+            LOG.debug("Connect did not answer the health check: {}", e.getMessage());
+            offsets = lastOffsets;
+        }
+        captureSource.checkPosition(offsets);
+    }
+
+    /**
+     * Waits until every transaction committed at the source before now is in the warehouse.
+     *
+     * @return how long it took
+     * @throws dev.cdclab.orchestration.operate.CatchUpTimeoutException on timeout
+     * @throws StageFailedException when a stage fails meanwhile
+     */
+    public Duration awaitCaughtUp(Duration timeout) {
+        if (sink == null) {
+            throw new IllegalStateException("the sink runs outside this pipeline");
+        }
+        return CatchUp.await(
+                captureSource::nowMs,
+                () -> sink.stats().appliedThroughMs(),
+                this::checkHealthy,
+                timeout);
+    }
+
+    /**
+     * Reads one table of the source again while the stream goes on (Debezium's incremental
+     * snapshot), then waits until the warehouse holds it: rows gone from the source leave the
+     * warehouse table, which ends equal to the source table.
+     *
+     * @param table {@code schema.table}, or a table of the first captured schema
+     * @return rows read again
+     */
+    public long resnapshot(String table, Duration timeout) {
+        String qualified = table.contains(".") ? table : capture.schemas().get(0) + "." + table;
+        long t0 = System.nanoTime();
+        long rows = captureSource.resnapshot(qualified, timeout);
+        Duration left = timeout.minusNanos(System.nanoTime() - t0);
+        awaitCaughtUp(left.isNegative() ? Duration.ofSeconds(1) : left);
+        return rows;
+    }
+
+    /** The services the stages run on. */
+    public Infrastructure infrastructure() {
+        return infra;
+    }
+
+    /** How the pipeline reaches its source. */
+    public SourceEndpoint source() {
+        return infra.source();
+    }
+
+    /** The source as capture sees it: its settings, clock, capture job report. */
+    public CaptureSource captureSource() {
+        return captureSource;
+    }
+
+    /**
+     * Compares every table of the captured schemas with the warehouse: row count, content checksum
+     * and the first differing keys.
+     *
+     * @throws SQLException when a database cannot be read
+     */
+    public VerificationResult verify() throws SQLException {
+        return new WarehouseVerifier(
+                        this::sourceConnection,
+                        this::warehouseConnection,
+                        SourceCatalog.of(infra.source().kind()))
+                .capturedColumns(capture.capturedColumns())
+                .verify(capture.schemas());
+    }
+
+    public NetChangeApp streams() {
+        return streams;
+    }
+
+    public WarehouseSink sink() {
+        return sink;
+    }
+
+    /** The sink's configuration (to run it in a process of its own). */
+    public SinkConfig sinkConfig() {
+        return sinkConfig;
+    }
+
+    /** The net-change app's configuration (to start more instances with the same id). */
+    public NetChangeConfig netChangeConfig() {
+        return netChangeConfig;
+    }
+
+    /** The capture stage's configuration. */
+    public CaptureConfig captureConfig() {
+        return capture;
+    }
+
+    /**
+     * On a worker of our own, moves the password into a file only this user can read and puts a
+     * {@code ${file:...}} reference in its place, so Connect's REST API and its config topic never
+     * show it.
+     */
+    private Map<String, String> secretsInFile(Map<String, String> config, Path work)
+            throws java.io.IOException {
+        String password = config.get("database.password");
+        if (!infra.connectResolvesFileSecrets() || password == null || password.isEmpty()) {
+            return config;
+        }
+        Path dir = work.resolve("secrets");
+        Files.createDirectories(dir);
+        Path file = dir.resolve("source.properties");
+        Files.deleteIfExists(file);
+        Files.createFile(
+                file,
+                java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                        java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+        java.util.Properties p = new java.util.Properties();
+        p.setProperty("password", password);
+        try (var w = Files.newBufferedWriter(file)) {
+            p.store(w, "cdc-lab: the source password for the Debezium connector");
+        }
+        Map<String, String> m = new LinkedHashMap<>(config);
+        m.put("database.password", "${file:" + file.toAbsolutePath() + ":password}");
+        return m;
+    }
+
+    /**
+     * The connector config as registered (the password as a {@code ${file:...}} reference on a
+     * worker of our own).
+     */
+    public Map<String, String> connectorConfig() {
+        return connectorConfig;
+    }
+
+    /** Source settings that decide durability and throughput. */
+    public Map<String, String> sourceSettings() {
+        return sourceSettings;
+    }
+
+    /** JDBC URL of the warehouse. */
+    public String warehouseUrl() {
+        return settings.warehouseUrl != null
+                ? settings.warehouseUrl
+                : "jdbc:duckdb:" + settings.workDir.toAbsolutePath().resolve("warehouse.duckdb");
+    }
+
+    public String runId() {
+        return settings.runId;
+    }
+
+    public Builder settings() {
+        return settings;
+    }
+
+    /** A new connection to the source, as the pipeline's source user. */
+    public Connection sourceConnection() throws SQLException {
+        return infra.source().connect();
+    }
+
+    /** A warehouse read connection that works while the sink writes. */
+    public Connection warehouseConnection() throws SQLException {
+        if (sink != null) {
+            return sink.openReader();
+        }
+        // the sink runs elsewhere: a PostgreSQL warehouse takes a second session
+        return java.sql.DriverManager.getConnection(
+                sinkConfig.get(SinkConfig.WAREHOUSE_URL),
+                sinkConfig.get(SinkConfig.WAREHOUSE_USER),
+                sinkConfig.password());
+    }
+
+    /** Stops everything that was started, newest first. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        while (!started.isEmpty()) {
+            AutoCloseable c = started.pop();
+            try {
+                c.close();
+            } catch (Exception e) {
+                LOG.warn("Stopping {}: {}", c.getClass().getSimpleName(), e.getMessage());
+            }
+        }
+    }
+
+    /** Settings of a pipeline. */
+    public static final class Builder {
+        private InfraSpec infra = InfraSpec.embedded();
+        private Path workDir = Path.of("cdc-lab-runs", "run");
+        private String runId = "run";
+        private String warehouseUrl;
+        private int partitions = 1;
+        private Duration interval = Duration.ZERO;
+        private Duration grace = Duration.ofMillis(100);
+        private Duration heartbeat = Duration.ofSeconds(1);
+        private NetChangeMode mode = NetChangeMode.ALL;
+        private NetChangeConfig.Guarantee guarantee = NetChangeConfig.Guarantee.AT_LEAST_ONCE;
+        private boolean durable = true;
+        private boolean shutdownHooks = true;
+        private int sourcePort;
+        private int kafkaPort;
+        private Duration streamingTimeout = Duration.ofMinutes(10);
+        private long minFreeDisk = 2L * 1024 * 1024 * 1024;
+        private SourceInitializer initializer;
+        private final Map<String, String> streamsOverrides = new LinkedHashMap<>();
+        private final Map<String, String> sinkOverrides = new LinkedHashMap<>();
+        private final Map<String, String> captureOverrides = new LinkedHashMap<>();
+        private final java.util.EnumSet<Stage> without = java.util.EnumSet.noneOf(Stage.class);
+
+        /** Where the services come from (default: embedded). */
+        public Builder infrastructure(InfraSpec spec) {
+            this.infra = spec;
+            return this;
+        }
+
+        /** Directory for the source data, Kafka logs, state, warehouse and logs. */
+        public Builder workDir(Path dir) {
+            this.workDir = dir;
+            return this;
+        }
+
+        /** Suffix of every name (slot, topics, groups, application id). */
+        public Builder runId(String id) {
+            this.runId = id;
+            return this;
+        }
+
+        /** JDBC URL of the warehouse; default a DuckDB file in the work directory. */
+        public Builder warehouseUrl(String url) {
+            this.warehouseUrl = url;
+            return this;
+        }
+
+        public Builder partitions(int n) {
+            this.partitions = n;
+            return this;
+        }
+
+        public Builder interval(Duration d) {
+            this.interval = d;
+            return this;
+        }
+
+        public Builder grace(Duration d) {
+            this.grace = d;
+            return this;
+        }
+
+        public Builder heartbeat(Duration d) {
+            this.heartbeat = d;
+            return this;
+        }
+
+        public Builder mode(NetChangeMode m) {
+            this.mode = m;
+            return this;
+        }
+
+        public Builder guarantee(NetChangeConfig.Guarantee g) {
+            this.guarantee = g;
+            return this;
+        }
+
+        /** False runs a source the pipeline starts with fsync and synchronous_commit off. */
+        public Builder durable(boolean d) {
+            this.durable = d;
+            return this;
+        }
+
+        /** Whether parts register their own JVM shutdown hooks (false when the caller has one). */
+        public Builder shutdownHooks(boolean b) {
+            this.shutdownHooks = b;
+            return this;
+        }
+
+        /** Port of an embedded source; 0 picks a free one. */
+        public Builder sourcePort(int port) {
+            this.sourcePort = port;
+            return this;
+        }
+
+        /** Port of an embedded broker; 0 picks a free one. */
+        public Builder kafkaPort(int port) {
+            this.kafkaPort = port;
+            return this;
+        }
+
+        /** Free space the work directory's file system must keep (default 2 GiB). */
+        public Builder minFreeDisk(long bytes) {
+            this.minFreeDisk = bytes;
+            return this;
+        }
+
+        /** How long the initial snapshot may take. */
+        public Builder streamingTimeout(Duration d) {
+            this.streamingTimeout = d;
+            return this;
+        }
+
+        public Builder beforeCapture(SourceInitializer i) {
+            this.initializer = i;
+            return this;
+        }
+
+        /** A net-change app setting (see {@link NetChangeConfig}). */
+        public Builder streams(String key, String value) {
+            streamsOverrides.put(key, value);
+            return this;
+        }
+
+        /** A sink setting (see {@link SinkConfig}). */
+        public Builder sink(String key, String value) {
+            sinkOverrides.put(key, value);
+            return this;
+        }
+
+        /** A capture setting (see {@link CaptureConfig}). */
+        public Builder capture(String key, String value) {
+            captureOverrides.put(key, value);
+            return this;
+        }
+
+        public InfraSpec infrastructure() {
+            return infra;
+        }
+
+        public Path workDir() {
+            return workDir;
+        }
+
+        public String runId() {
+            return runId;
+        }
+
+        public int partitions() {
+            return partitions;
+        }
+
+        public Duration interval() {
+            return interval;
+        }
+
+        public Duration grace() {
+            return grace;
+        }
+
+        public NetChangeMode mode() {
+            return mode;
+        }
+
+        public NetChangeConfig.Guarantee guarantee() {
+            return guarantee;
+        }
+
+        public boolean durable() {
+            return durable;
+        }
+
+        /**
+         * Stages this pipeline does not start: their configuration is still built ({@link
+         * #netChangeConfig()}, {@link #sinkConfig()}) for processes of their own.
+         */
+        public Builder without(java.util.Collection<Stage> stages) {
+            without.clear();
+            without.addAll(stages);
+            return this;
+        }
+
+        public java.util.Set<Stage> without() {
+            return java.util.Collections.unmodifiableSet(without);
+        }
+
+        public Pipeline build() {
+            return new Pipeline(this);
+        }
+
+        /** Builds and starts. */
+        public Pipeline start() {
+            return build().start();
+        }
+    }
+}

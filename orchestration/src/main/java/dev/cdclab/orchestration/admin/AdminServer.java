@@ -1,0 +1,192 @@
+package dev.cdclab.orchestration.admin;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.cdclab.config.Durations;
+import dev.cdclab.format.Numbers;
+import dev.cdclab.orchestration.Pipeline;
+import dev.cdclab.orchestration.verify.TableResult;
+import dev.cdclab.orchestration.verify.VerificationResult;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running pipeline's own HTTP endpoint on loopback: {@code GET /status}, {@code POST
+ * /verify?timeout=60s} and {@code POST /resnapshot?table=schema.table}. Verification runs here
+ * because the DuckDB warehouse file admits one process, the one that writes it.
+ */
+public final class AdminServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(AdminServer.class);
+    private static final ObjectMapper MAPPER =
+            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    private final HttpServer server;
+    private final Pipeline pipeline;
+
+    public AdminServer(Pipeline pipeline) throws IOException {
+        this.pipeline = pipeline;
+        this.server =
+                HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.setExecutor(
+                Executors.newFixedThreadPool(
+                        2,
+                        r -> {
+                            Thread t = new Thread(r, "admin-http");
+                            t.setDaemon(true);
+                            return t;
+                        }));
+        server.createContext("/status", this::status);
+        server.createContext("/verify", this::verify);
+        server.createContext("/resnapshot", this::resnapshot);
+        server.start();
+    }
+
+    /** {@code http://127.0.0.1:<port>}. */
+    public String url() {
+        return "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    private void status(HttpExchange x) throws IOException {
+        Map<String, Object> m = new LinkedHashMap<>();
+        if (pipeline.streams() == null || pipeline.sink() == null) {
+            m.put("stages_outside", pipeline.settings().without());
+            respond(x, 200, m);
+            return;
+        }
+        var ns = pipeline.streams().stats();
+        var ss = pipeline.sink().stats();
+        m.put("captured_changes", ns.rawChanges());
+        m.put("net_changes_applied", ss.netChanges());
+        m.put("raw_changes_applied", ss.rawChanges());
+        m.put("held", ss.held());
+        m.put("late_changes", ns.late());
+        m.put("dead_letters", ns.deadLetters() + ss.deadLettered());
+        m.put("applied_through_ms", ss.appliedThroughMs());
+        m.put("latency_ms", Numbers.percentiles(pipeline.sink().latency().endToEnd(), 1));
+        respond(x, 200, m);
+    }
+
+    private void verify(HttpExchange x) throws IOException {
+        if (!"POST".equals(x.getRequestMethod())) {
+            respond(x, 405, Map.of("error", "use POST"));
+            return;
+        }
+        Duration timeout = Duration.ofSeconds(60);
+        String q = x.getRequestURI().getQuery();
+        if (q != null) {
+            for (String kv : q.split("&")) {
+                if (kv.startsWith("timeout=")) {
+                    try {
+                        timeout = Durations.parse(kv.substring("timeout=".length()));
+                    } catch (RuntimeException e) {
+                        respond(x, 400, Map.of("error", "bad timeout: " + e.getMessage()));
+                        return;
+                    }
+                }
+            }
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        try {
+            Duration caughtUp = pipeline.awaitCaughtUp(timeout);
+            m.put("caught_up_s", caughtUp.toMillis() / 1000.0);
+            VerificationResult v = pipeline.verify();
+            m.put("verified", v.matches());
+            m.put("summary", v.summary());
+            List<Map<String, Object>> tables = new ArrayList<>();
+            for (TableResult t : v.tables()) {
+                tables.add(t.asMap());
+            }
+            m.put("tables", tables);
+            respond(x, 200, m);
+        } catch (Exception e) {
+            LOG.warn("Verification failed to run", e);
+            m.put("verified", false);
+            m.put("error", e.getMessage());
+            respond(x, 503, m);
+        }
+    }
+
+    /** {@code POST /resnapshot?table=public.t&timeout=5m}: read one table again. */
+    private void resnapshot(HttpExchange x) throws IOException {
+        if (!"POST".equals(x.getRequestMethod())) {
+            respond(x, 405, Map.of("error", "use POST"));
+            return;
+        }
+        Map<String, String> q = query(x);
+        String table = q.get("table");
+        if (table == null || table.isBlank()) {
+            respond(x, 400, Map.of("error", "name the table: /resnapshot?table=schema.table"));
+            return;
+        }
+        Duration timeout;
+        try {
+            timeout = Durations.parse(q.getOrDefault("timeout", "5m"));
+        } catch (RuntimeException e) {
+            respond(x, 400, Map.of("error", "bad timeout: " + e.getMessage()));
+            return;
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        try {
+            long t0 = System.nanoTime();
+            long rows = pipeline.resnapshot(table, timeout);
+            m.put("table", table);
+            m.put("rows_read", rows);
+            m.put("took_s", (System.nanoTime() - t0) / 1e9);
+            respond(x, 200, m);
+        } catch (Exception e) {
+            LOG.warn("Re-snapshot of {} failed", table, e);
+            m.put("error", e.getMessage());
+            respond(x, 503, m);
+        }
+    }
+
+    private static Map<String, String> query(HttpExchange x) {
+        Map<String, String> out = new LinkedHashMap<>();
+        String q = x.getRequestURI().getRawQuery();
+        if (q != null) {
+            for (String kv : q.split("&")) {
+                int eq = kv.indexOf('=');
+                if (eq > 0) {
+                    out.put(
+                            kv.substring(0, eq),
+                            java.net.URLDecoder.decode(
+                                    kv.substring(eq + 1), StandardCharsets.UTF_8));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static void respond(HttpExchange x, int code, Object body) throws IOException {
+        byte[] bytes = MAPPER.writeValueAsString(body).getBytes(StandardCharsets.UTF_8);
+        x.getResponseHeaders().set("Content-Type", "application/json");
+        x.sendResponseHeaders(code, bytes.length);
+        try (OutputStream os = x.getResponseBody()) {
+            os.write(bytes);
+        }
+    }
+
+    /** For clients: the base URI. */
+    public URI uri() {
+        return URI.create(url());
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}

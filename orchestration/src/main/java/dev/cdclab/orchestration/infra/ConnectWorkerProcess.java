@@ -1,0 +1,154 @@
+package dev.cdclab.orchestration.infra;
+
+import dev.cdclab.embedded.ConnectWorker;
+import dev.cdclab.orchestration.logging.LogFile;
+import dev.cdclab.orchestration.logging.LoggingBackend;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.connect.cli.ConnectDistributed;
+import org.apache.kafka.connect.runtime.Connect;
+
+/**
+ * The embedded Connect worker in a JVM of its own, so that it can be killed ({@code kill -9}) and
+ * started again on the same REST port, offsets and configs in Kafka as a real worker keeps them.
+ */
+final class ConnectWorkerProcess implements AutoCloseable {
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(90);
+
+    private final ChildJvm jvm;
+    private final String restUrl;
+
+    private ConnectWorkerProcess(ChildJvm jvm, String restUrl) {
+        this.jvm = jvm;
+        this.restUrl = restUrl;
+    }
+
+    static ConnectWorkerProcess start(ConnectWorker.Builder worker, Path workDir) {
+        int port = freePort();
+        Map<String, String> props = new HashMap<>(worker.workerProperties());
+        props.put("listeners", "http://127.0.0.1:" + port);
+        Path file = workDir.resolve("connect-worker.properties");
+        Properties p = new Properties();
+        p.putAll(props);
+        try (OutputStream out = Files.newOutputStream(file)) {
+            p.store(out, "Kafka Connect worker of cdc-lab, in its own process");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        ChildJvm jvm =
+                new ChildJvm(
+                        "connect",
+                        ConnectWorkerProcess.class.getName(),
+                        List.of(
+                                file.toAbsolutePath().toString(),
+                                workDir.resolve("logs/connect.log").toAbsolutePath().toString()),
+                        workDir,
+                        Map.of(),
+                        List.of("-Xmx768m", "-XX:+UseSerialGC"));
+        ConnectWorkerProcess w = new ConnectWorkerProcess(jvm, "http://127.0.0.1:" + port);
+        try {
+            w.startAgain();
+        } catch (RuntimeException e) {
+            jvm.kill();
+            throw e;
+        }
+        return w;
+    }
+
+    String restUrl() {
+        return restUrl;
+    }
+
+    /** {@code kill -9} of the worker. */
+    void kill() {
+        jvm.kill();
+    }
+
+    /** Starts the worker again and waits until its REST API answers. */
+    void startAgain() {
+        jvm.start();
+        HttpClient http = HttpClient.newHttpClient();
+        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!jvm.alive()) {
+                throw new IllegalStateException(
+                        "Kafka Connect process ended with exit code "
+                                + jvm.exitCode()
+                                + " (see "
+                                + jvm.logFile()
+                                + ")");
+            }
+            try {
+                HttpResponse<Void> r =
+                        http.send(
+                                HttpRequest.newBuilder(URI.create(restUrl + "/connectors"))
+                                        .timeout(Duration.ofSeconds(2))
+                                        .build(),
+                                HttpResponse.BodyHandlers.discarding());
+                if (r.statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException e) {
+                // not listening yet
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while Connect starts", e);
+            }
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while Connect starts", e);
+            }
+        }
+        throw new IllegalStateException(
+                "Kafka Connect process did not answer within " + READY_TIMEOUT.toSeconds() + " s");
+    }
+
+    boolean alive() {
+        return jvm.alive();
+    }
+
+    @Override
+    public void close() {
+        jvm.stop();
+    }
+
+    private static int freePort() {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Entry point of the worker process: {@code <worker.properties> <log file>}. */
+    public static void main(String[] args) throws IOException {
+        if (LoggingBackend.isLogback()) {
+            LogFile.toFile(Path.of(args[1]));
+        }
+        Properties p = new Properties();
+        try (InputStream in = Files.newInputStream(Path.of(args[0]))) {
+            p.load(in);
+        }
+        Map<String, String> props = new HashMap<>();
+        p.forEach((k, v) -> props.put((String) k, (String) v));
+        Connect<?> connect = new ConnectDistributed().startConnect(props);
+        connect.awaitStop();
+    }
+}

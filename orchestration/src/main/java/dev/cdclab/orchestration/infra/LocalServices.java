@@ -1,0 +1,40 @@
+package dev.cdclab.orchestration.infra;
+
+import dev.cdclab.embedded.ConnectWorker;
+import dev.cdclab.embedded.KafkaBroker;
+import dev.cdclab.plugins.ConnectPlugins;
+
+/** The services every kind may run in this JVM: the KRaft broker and the Connect worker. */
+final class LocalServices {
+    private LocalServices() {}
+
+    static KafkaBroker broker(InfraSpec.Context ctx) {
+        return KafkaBroker.builder()
+                .logDir(ctx.workDir().resolve("kafka"))
+                .port(ctx.kafkaPort())
+                .start();
+    }
+
+    /** Worker group of a run; its internal topics are named after it. */
+    static String connectGroup(String runId) {
+        return "cdclab-connect-" + runId;
+    }
+
+    static ConnectWorker connect(String bootstrapServers, InfraSpec.Context ctx) {
+        return connectWorker(bootstrapServers, ctx).start();
+    }
+
+    static ConnectWorker.Builder connectWorker(String bootstrapServers, InfraSpec.Context ctx) {
+        ConnectWorker.Builder b =
+                ConnectWorker.builder()
+                        .bootstrapServers(bootstrapServers)
+                        .groupId(connectGroup(ctx.runId()))
+                        // loopback: compression costs CPU at three hops and saves nothing
+                        .property("producer.compression.type", "none");
+        // connectors whose Debezium version differs from the class path's, isolated
+        ctx.connectPlugins().stream()
+                .sorted()
+                .forEach(p -> b.pluginPath(ConnectPlugins.pathEntry(p)));
+        return b;
+    }
+}
