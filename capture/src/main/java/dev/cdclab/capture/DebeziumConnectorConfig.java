@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cdclab.change.ChangeKeyFields;
+import dev.cdclab.config.RunNames;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -80,11 +81,6 @@ public final class DebeziumConnectorConfig {
             return new Fitted(without, rest.validate(name, without));
         }
         return new Fitted(config, problems);
-    }
-
-    /** The one topic all captured tables are routed to: {@code <prefix>.changes}. */
-    public static String changeTopic(String topicPrefix) {
-        return topicPrefix + ".changes";
     }
 
     /** Connector properties for the source {@code c} names, password included (do not log). */
@@ -166,7 +162,7 @@ public final class DebeziumConnectorConfig {
         m.put("transforms." + KEYLESS_TRANSFORM + ".type", KeylessEventKey.class.getName());
         m.put("transforms.route.type", router.className());
         m.put("transforms.route.topic.regex", routeRegex(c, topicNamespace));
-        m.put("transforms.route.topic.replacement", changeTopic(prefix));
+        m.put("transforms.route.topic.replacement", RunNames.changeTopic(prefix));
         m.put("transforms.route.key.enforce.uniqueness", "true");
         m.put("transforms.route.key.field.name", TABLE_KEY_FIELD);
         m.put("transforms.route." + router.cacheSizeKey(), "1024");

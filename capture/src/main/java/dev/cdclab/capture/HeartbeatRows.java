@@ -1,5 +1,6 @@
 package dev.cdclab.capture;
 
+import dev.cdclab.config.RunNames;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -61,7 +62,7 @@ public final class HeartbeatRows {
                                 .put(DebeziumConnectorConfig.TABLE_KEY_FIELD, sourceTopic);
                 byte[] bytes =
                         converter.fromConnectData(
-                                DebeziumConnectorConfig.changeTopic(topicPrefix), keySchema, key);
+                                RunNames.changeTopic(topicPrefix), keySchema, key);
                 int p = Utils.toPositive(Utils.murmur2(bytes)) % partitions;
                 if (ids[p] == null) {
                     ids[p] = id;

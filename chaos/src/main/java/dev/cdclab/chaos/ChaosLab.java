@@ -1,10 +1,10 @@
 package dev.cdclab.chaos;
 
 import dev.cdclab.capture.CaptureConfig;
-import dev.cdclab.capture.DebeziumConnectorConfig;
 import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetChangeCodec;
 import dev.cdclab.change.NetChangeRecord;
+import dev.cdclab.config.RunNames;
 import dev.cdclab.orchestration.Pipeline;
 import dev.cdclab.orchestration.infra.ChildJvm;
 import dev.cdclab.orchestration.infra.InfraSpec;
@@ -273,8 +273,7 @@ public final class ChaosLab implements AutoCloseable {
     }
 
     String changeTopic() {
-        return DebeziumConnectorConfig.changeTopic(
-                pipeline.captureConfig().get(CaptureConfig.TOPIC_PREFIX));
+        return RunNames.changeTopic(pipeline.captureConfig().get(CaptureConfig.TOPIC_PREFIX));
     }
 
     String netChangeTopic() {

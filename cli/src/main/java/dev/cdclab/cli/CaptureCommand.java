@@ -4,6 +4,7 @@ import dev.cdclab.capture.CaptureConfig;
 import dev.cdclab.capture.CaptureSource;
 import dev.cdclab.capture.ConnectRestClient;
 import dev.cdclab.capture.DebeziumConnectorConfig;
+import dev.cdclab.config.RunNames;
 import dev.cdclab.config.SourceKind;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -130,10 +131,7 @@ final class CaptureCommand {
             rest.put(name, fitted.config());
             rest.awaitRunning(name, Duration.ofSeconds(60));
             out.println("connector " + name + " running on " + connectUrl);
-            out.println(
-                    "changes go to "
-                            + DebeziumConnectorConfig.changeTopic(
-                                    c.get(CaptureConfig.TOPIC_PREFIX)));
+            out.println("changes go to " + RunNames.changeTopic(c.get(CaptureConfig.TOPIC_PREFIX)));
             return 0;
         }
     }

@@ -8,7 +8,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What a test depending on cdc-lab-junit gets on its class path: no logging configuration and none
- * of the command line, the lab, the fault harness or their libraries (this module's tests add only logback, as a user would).
+ * of the command line, the lab, the fault harness or their libraries (this module's tests add only
+ * logback, as a user would).
  */
 class LibraryDependenciesTest {
 

@@ -5,6 +5,7 @@ import dev.cdclab.capture.CaptureSource;
 import dev.cdclab.capture.ConnectRestClient;
 import dev.cdclab.capture.DebeziumConnectorConfig;
 import dev.cdclab.change.NetChangeMode;
+import dev.cdclab.config.RunNames;
 import dev.cdclab.config.SourceKind;
 import dev.cdclab.orchestration.infra.InfraKind;
 import dev.cdclab.orchestration.infra.InfraSpec;
@@ -107,7 +108,6 @@ public final class Pipeline implements AutoCloseable {
         Files.createDirectories(work);
         disk.check();
         String id = settings.runId;
-        String safeId = id.replace('-', '_');
         long t0 = System.nanoTime();
         infra =
                 settings.infra.start(
@@ -123,7 +123,7 @@ public final class Pipeline implements AutoCloseable {
 
         t0 = System.nanoTime();
         SourceEndpoint src = infra.source();
-        String prefix = "cdclab-" + id;
+        RunNames names = names();
         var captureBuilder =
                 CaptureConfig.builder()
                         .set(CaptureConfig.SOURCE_KIND, src.kind())
@@ -132,10 +132,10 @@ public final class Pipeline implements AutoCloseable {
                         .set(CaptureConfig.DATABASE, src.database())
                         .set(CaptureConfig.USER, src.user())
                         .set(CaptureConfig.PASSWORD, src.password())
-                        .set(CaptureConfig.CONNECTOR_NAME, "cdclab-source-" + id)
-                        .set(CaptureConfig.TOPIC_PREFIX, prefix)
-                        .set(CaptureConfig.SLOT, "cdclab_" + safeId)
-                        .set(CaptureConfig.PUBLICATION, "cdclab_" + safeId)
+                        .set(CaptureConfig.CONNECTOR_NAME, names.connectorName())
+                        .set(CaptureConfig.TOPIC_PREFIX, names.topicPrefix())
+                        .set(CaptureConfig.SLOT, names.slot())
+                        .set(CaptureConfig.PUBLICATION, names.publication())
                         .set(CaptureConfig.PARTITIONS, settings.partitions)
                         .set(CaptureConfig.HEARTBEAT, settings.heartbeat)
                         .set(CaptureConfig.KAFKA_BOOTSTRAP_SERVERS, infra.kafkaBootstrapServers());
@@ -162,7 +162,7 @@ public final class Pipeline implements AutoCloseable {
         sourceSettings = captureSource.settings();
         phase("source preparation", t0);
 
-        String appId = "cdclab-net-changes-" + id;
+        String appId = names.streamsApplicationId();
         if (infra.shared()) {
             String bootstrap = infra.kafkaBootstrapServers();
             started.push(
@@ -170,8 +170,8 @@ public final class Pipeline implements AutoCloseable {
                             Topics.delete(
                                     bootstrap,
                                     // Debezium's heartbeat topic: the router leaves it alone
-                                    List.of("__debezium-heartbeat." + prefix),
-                                    List.of(prefix + ".", appId + "-")));
+                                    List.of(names.heartbeatTopic()),
+                                    List.of(names.topicPrefix() + ".", appId + "-")));
         }
 
         t0 = System.nanoTime();
@@ -182,8 +182,8 @@ public final class Pipeline implements AutoCloseable {
                                         NetChangeConfig.BOOTSTRAP_SERVERS,
                                         infra.kafkaBootstrapServers())
                                 .set(NetChangeConfig.APPLICATION_ID, appId)
-                                .set(NetChangeConfig.TOPIC_PREFIX, prefix)
-                                .set(NetChangeConfig.NET_CHANGES_TOPIC, prefix + ".net-changes")
+                                .set(NetChangeConfig.TOPIC_PREFIX, names.topicPrefix())
+                                .set(NetChangeConfig.NET_CHANGES_TOPIC, names.netChangeTopic())
                                 .set(NetChangeConfig.INTERVAL, settings.interval)
                                 .set(NetChangeConfig.GRACE, settings.grace)
                                 .set(NetChangeConfig.MODE, settings.mode)
@@ -206,8 +206,8 @@ public final class Pipeline implements AutoCloseable {
                 new SinkConfig(
                         SinkConfig.builder()
                                 .set(SinkConfig.BOOTSTRAP_SERVERS, infra.kafkaBootstrapServers())
-                                .set(SinkConfig.GROUP_ID, "cdclab-warehouse-sink-" + id)
-                                .set(SinkConfig.TOPIC, prefix + ".net-changes")
+                                .set(SinkConfig.GROUP_ID, names.sinkGroupId())
+                                .set(SinkConfig.TOPIC, names.netChangeTopic())
                                 .set(SinkConfig.WAREHOUSE_URL, warehouseUrl())
                                 .setAll(settings.sinkOverrides)
                                 .build());
@@ -495,6 +495,11 @@ public final class Pipeline implements AutoCloseable {
         return settings.runId;
     }
 
+    /** The names of this run's topics, slot, publication, groups and connector. */
+    public RunNames names() {
+        return RunNames.of(settings.runId);
+    }
+
     public Builder settings() {
         return settings;
     }
@@ -571,7 +576,7 @@ public final class Pipeline implements AutoCloseable {
 
         /** Suffix of every name (slot, topics, groups, application id). */
         public Builder runId(String id) {
-            this.runId = id;
+            this.runId = RunNames.of(id).runId();
             return this;
         }
 

@@ -10,6 +10,7 @@ import static dev.cdclab.config.ConfigOption.stringOption;
 import dev.cdclab.change.NetChangeMode;
 import dev.cdclab.config.ConfigOption;
 import dev.cdclab.config.Configuration;
+import dev.cdclab.config.RunNames;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -255,9 +256,11 @@ public final class NetChangeConfig {
         return config.get(option);
     }
 
-    /** Topic for change events that could not be read. */
+    /**
+     * Topic for change events that could not be read: the change topic's name + "-dead-letters".
+     */
     public String deadLetterTopic() {
-        return get(APPLICATION_ID) + "-dead-letters";
+        return RunNames.deadLetterTopic(changeTopic());
     }
 
     /**
@@ -265,7 +268,7 @@ public final class NetChangeConfig {
      * {@code <prefix>.changes}.
      */
     public String changeTopic() {
-        return get(TOPIC_PREFIX) + ".changes";
+        return RunNames.changeTopic(get(TOPIC_PREFIX));
     }
 
     /** Kafka Streams and client settings passed through under {@code kafka.}. */

@@ -8,6 +8,7 @@ import static dev.cdclab.config.ConfigOption.stringOption;
 
 import dev.cdclab.config.ConfigOption;
 import dev.cdclab.config.Configuration;
+import dev.cdclab.config.RunNames;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -191,7 +192,7 @@ public final class SinkConfig {
     /** The dead-letter topic of unreadable net-change records. */
     public String deadLetterTopic() {
         String t = config.get(DEAD_LETTER_TOPIC);
-        return t != null && !t.isBlank() ? t : config.get(TOPIC) + "-dead-letters";
+        return t != null && !t.isBlank() ? t : RunNames.deadLetterTopic(config.get(TOPIC));
     }
 
     public Map<String, String> kafkaOverrides() {

@@ -4,6 +4,7 @@ import dev.cdclab.capture.CaptureConfig;
 import dev.cdclab.capture.CaptureSource;
 import dev.cdclab.capture.ConnectRestClient;
 import dev.cdclab.config.Durations;
+import dev.cdclab.config.RunNames;
 import dev.cdclab.config.SourceKind;
 import dev.cdclab.orchestration.Pipeline;
 import dev.cdclab.orchestration.infra.InfraSpec;
@@ -116,8 +117,8 @@ public final class StandardPipeline implements BenchTarget {
                         work.resolve("logs/warehouse-postgres.log"),
                         settings.durable());
         var src = infra.source();
-        String safeId = id.replace('-', '_');
-        String prefix = "standard-" + id;
+        RunNames names = new RunNames(RunNames.STANDARD, id);
+        String prefix = names.topicPrefix();
         capture =
                 new CaptureConfig(
                         CaptureConfig.builder()
@@ -129,8 +130,8 @@ public final class StandardPipeline implements BenchTarget {
                                 .set(CaptureConfig.PASSWORD, src.password())
                                 .set(CaptureConfig.CONNECTOR_NAME, SOURCE_CONNECTOR)
                                 .set(CaptureConfig.TOPIC_PREFIX, prefix)
-                                .set(CaptureConfig.SLOT, "standard_" + safeId)
-                                .set(CaptureConfig.PUBLICATION, "standard_" + safeId)
+                                .set(CaptureConfig.SLOT, names.slot())
+                                .set(CaptureConfig.PUBLICATION, names.publication())
                                 .set(
                                         CaptureConfig.KAFKA_BOOTSTRAP_SERVERS,
                                         infra.kafkaBootstrapServers())

@@ -1,6 +1,7 @@
 package dev.cdclab.orchestration.infra;
 
 import dev.cdclab.capture.ConnectRestClient;
+import dev.cdclab.config.RunNames;
 import dev.cdclab.embedded.ConnectWorker;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -51,7 +52,7 @@ final class ExternalInfrastructure implements Infrastructure {
                     // the worker's config, offset and status topics live on someone else's
                     // Kafka: remove them once the worker has stopped
                     String b = bootstrap;
-                    String group = LocalServices.connectGroup(ctx.runId());
+                    String group = RunNames.of(ctx.runId()).connectGroup();
                     started.add("Connect topics", () -> Topics.delete(b, List.of(group + "-")));
                 }
                 connect = started.add("Kafka Connect", worker).restUrl();

@@ -1,5 +1,6 @@
 package dev.cdclab.orchestration.infra;
 
+import dev.cdclab.config.RunNames;
 import dev.cdclab.embedded.ConnectWorker;
 import dev.cdclab.embedded.KafkaBroker;
 import dev.cdclab.plugins.ConnectPlugins;
@@ -15,11 +16,6 @@ final class LocalServices {
                 .start();
     }
 
-    /** Worker group of a run; its internal topics are named after it. */
-    static String connectGroup(String runId) {
-        return "cdclab-connect-" + runId;
-    }
-
     static ConnectWorker connect(String bootstrapServers, InfraSpec.Context ctx) {
         return connectWorker(bootstrapServers, ctx).start();
     }
@@ -28,7 +24,7 @@ final class LocalServices {
         ConnectWorker.Builder b =
                 ConnectWorker.builder()
                         .bootstrapServers(bootstrapServers)
-                        .groupId(connectGroup(ctx.runId()))
+                        .groupId(RunNames.of(ctx.runId()).connectGroup())
                         // loopback: compression costs CPU at three hops and saves nothing
                         .property("producer.compression.type", "none");
         // connectors whose Debezium version differs from the class path's, isolated
