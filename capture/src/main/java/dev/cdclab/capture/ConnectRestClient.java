@@ -3,6 +3,7 @@ package dev.cdclab.capture;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cdclab.config.OneLineError;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -131,7 +132,10 @@ public final class ConnectRestClient {
             }
             if (last != null && last.failed()) {
                 throw new ConnectorFailedException(
-                        "connector " + name + " failed: " + firstLine(last.trace()));
+                        "connector "
+                                + name
+                                + " failed: "
+                                + OneLineError.firstLine(last.trace(), "no detail"));
             }
             try {
                 Thread.sleep(100);
@@ -183,7 +187,7 @@ public final class ConnectRestClient {
                                     + " -> "
                                     + code
                                     + " with a body that is not JSON: "
-                                    + firstLine(r.body()),
+                                    + OneLineError.firstLine(r.body(), "no detail"),
                             e);
                 }
             }
@@ -196,15 +200,13 @@ public final class ConnectRestClient {
         }
         throw new ConnectRestException(
                 r.statusCode(),
-                method + " " + path + " -> " + r.statusCode() + ": " + firstLine(message),
+                method
+                        + " "
+                        + path
+                        + " -> "
+                        + r.statusCode()
+                        + ": "
+                        + OneLineError.firstLine(message, "no detail"),
                 null);
-    }
-
-    private static String firstLine(String s) {
-        if (s == null) {
-            return "no detail";
-        }
-        int nl = s.indexOf('\n');
-        return nl < 0 ? s : s.substring(0, nl);
     }
 }

@@ -16,10 +16,18 @@ public interface OneLineError {
             t = t.getCause();
             msg = t.getMessage();
         }
-        if (msg == null) {
-            msg = t.getClass().getSimpleName();
+        return firstLine(msg, t.getClass().getSimpleName());
+    }
+
+    /** The first non-blank line of {@code text}, stripped; {@code ifNone} when it has none. */
+    static String firstLine(String text, String ifNone) {
+        if (text != null) {
+            for (String line : (Iterable<String>) text.lines()::iterator) {
+                if (!line.isBlank()) {
+                    return line.strip();
+                }
+            }
         }
-        int nl = msg.indexOf('\n');
-        return nl < 0 ? msg : msg.substring(0, nl);
+        return ifNone;
     }
 }

@@ -7,6 +7,7 @@ import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetChangeCodec;
 import dev.cdclab.change.NetChangeRecord;
 import dev.cdclab.change.TableEvent;
+import dev.cdclab.config.OneLineError;
 import dev.cdclab.sink.gate.IntervalGate;
 import dev.cdclab.sink.latency.LatencyRecorder;
 import dev.cdclab.sink.warehouse.WarehouseWriter;
@@ -105,14 +106,14 @@ public final class WarehouseSink implements AutoCloseable {
                             .tombstoneRetention(config.get(SinkConfig.TOMBSTONE_RETENTION));
         } catch (SQLException e) {
             throw new IllegalStateException(
-                    "cannot open warehouse " + url + ": " + firstLine(e.getMessage()), e);
+                    "cannot open warehouse " + url + ": " + OneLineError.of(e), e);
         }
         try {
             consumer = new KafkaConsumer<>(consumerProperties());
         } catch (RuntimeException e) {
             closeQuietly();
             throw new IllegalStateException(
-                    "cannot create the Kafka consumer: " + firstLine(e.getMessage()), e);
+                    "cannot create the Kafka consumer: " + OneLineError.of(e), e);
         }
         String topic = config.get(SinkConfig.TOPIC);
         List<PartitionInfo> parts;
@@ -124,7 +125,7 @@ public final class WarehouseSink implements AutoCloseable {
                     "cannot reach Kafka at "
                             + config.get(SinkConfig.BOOTSTRAP_SERVERS)
                             + ": "
-                            + firstLine(e.getMessage()),
+                            + OneLineError.of(e),
                     e);
         }
         if (parts == null || parts.isEmpty()) {
@@ -603,13 +604,5 @@ public final class WarehouseSink implements AutoCloseable {
             }
             writer = null;
         }
-    }
-
-    private static String firstLine(String s) {
-        if (s == null) {
-            return "unknown error";
-        }
-        int nl = s.indexOf('\n');
-        return nl < 0 ? s : s.substring(0, nl);
     }
 }

@@ -4,6 +4,7 @@ import dev.cdclab.capture.CaptureConfig;
 import dev.cdclab.capture.CaptureSource;
 import dev.cdclab.capture.ConnectRestClient;
 import dev.cdclab.config.Durations;
+import dev.cdclab.config.OneLineError;
 import dev.cdclab.config.RunNames;
 import dev.cdclab.config.SourceKind;
 import dev.cdclab.orchestration.Pipeline;
@@ -25,7 +26,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import org.HdrHistogram.Histogram;
 import org.slf4j.Logger;
@@ -272,13 +272,9 @@ public final class StandardPipeline implements BenchTarget {
             ConnectRestClient.Status s = rest.status(name);
             if (s.failed()) {
                 throw new StageFailedException(
-                        name, Objects.toString(firstLine(s.trace()), "failed"), null);
+                        name, OneLineError.firstLine(s.trace(), "failed"), null);
             }
         }
-    }
-
-    private static String firstLine(String trace) {
-        return trace == null ? null : trace.lines().findFirst().orElse(trace);
     }
 
     @Override

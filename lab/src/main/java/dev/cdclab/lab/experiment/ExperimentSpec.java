@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.cdclab.config.ConfigException;
 import dev.cdclab.config.Durations;
+import dev.cdclab.config.OneLineError;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -124,8 +125,8 @@ public record ExperimentSpec(
         try {
             root = YAML.readTree(yaml);
         } catch (IOException e) {
-            String msg = e.getMessage() == null ? "" : e.getMessage().split("\n")[0];
-            throw new IllegalArgumentException(origin + " is not valid YAML: " + msg);
+            throw new IllegalArgumentException(
+                    origin + " is not valid YAML: " + OneLineError.firstLine(e.getMessage(), ""));
         }
         if (root == null || !root.isObject()) {
             throw new IllegalArgumentException(origin + " must be a YAML mapping (name: ...)");

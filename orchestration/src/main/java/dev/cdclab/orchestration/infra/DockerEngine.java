@@ -2,6 +2,7 @@ package dev.cdclab.orchestration.infra;
 
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.exception.NotFoundException;
+import dev.cdclab.config.OneLineError;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -125,7 +126,7 @@ public final class DockerEngine {
             Thread.currentThread().interrupt();
             problem = "interrupted";
         } catch (RuntimeException e) {
-            problem = firstLine(e.getMessage());
+            problem = OneLineError.firstLine(e.getMessage(), "no detail");
         }
         if (problem == null) {
             try {
@@ -143,14 +144,5 @@ public final class DockerEngine {
                         + "); supply another with "
                         + howToReplace
                         + " (scripts/build-local-images.sh builds local ones)");
-    }
-
-    private static String firstLine(String s) {
-        if (s == null) {
-            return "no detail";
-        }
-        String t = s.strip();
-        int nl = t.indexOf('\n');
-        return nl < 0 ? t : t.substring(0, nl);
     }
 }

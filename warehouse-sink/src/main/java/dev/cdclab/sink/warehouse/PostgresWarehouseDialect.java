@@ -3,6 +3,7 @@ package dev.cdclab.sink.warehouse;
 import static dev.cdclab.sink.warehouse.MergeSql.quote;
 
 import dev.cdclab.change.ColumnSpec;
+import dev.cdclab.config.OneLineError;
 import java.io.IOException;
 import java.io.StringReader;
 import java.sql.Connection;
@@ -224,10 +225,7 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
                 c.releaseSavepoint(sp);
             } catch (SQLException e) {
                 c.rollback(sp);
-                LOG.warn(
-                        "Warehouse table {} keeps no primary key: {}",
-                        t,
-                        e.getMessage().lines().findFirst().orElse(""));
+                LOG.warn("Warehouse table {} keeps no primary key: {}", t, OneLineError.of(e));
             }
         }
     }

@@ -6,6 +6,7 @@ import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetOperation;
 import dev.cdclab.change.RowImage;
 import dev.cdclab.change.TableEvent;
+import dev.cdclab.config.OneLineError;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -248,21 +249,17 @@ public final class WarehouseWriter implements AutoCloseable {
                     // a table event is not a row to set aside: the failure stands
                     throw e instanceof SQLException se ? se : new SQLException(e);
                 }
-                out.add(new Refused(c, firstLine(e.getMessage())));
+                out.add(
+                        new Refused(
+                                c,
+                                OneLineError.firstLine(
+                                        e.getMessage(), "refused by the warehouse")));
                 return;
             }
             int half = part.size() / 2;
             bisect(part.subList(0, half), out);
             bisect(part.subList(half, part.size()), out);
         }
-    }
-
-    private static String firstLine(String message) {
-        if (message == null) {
-            return "refused by the warehouse";
-        }
-        int nl = message.indexOf('\n');
-        return nl < 0 ? message : message.substring(0, nl);
     }
 
     /** Rolls the open transaction back: nothing written since the last commit stays. */
