@@ -1,10 +1,8 @@
 package dev.cdclab.capture;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cdclab.change.ChangeKeyFields;
 import dev.cdclab.config.RunNames;
+import dev.cdclab.format.JsonText;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -255,16 +253,10 @@ public final class DebeziumConnectorConfig {
 
     /** The config as the JSON body of {@code POST /connectors}. */
     public static String toJson(String name, Map<String, String> config) {
-        ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-        ObjectNode root = mapper.createObjectNode();
-        root.put("name", name);
-        ObjectNode cfg = root.putObject("config");
-        config.forEach(cfg::put);
-        try {
-            return mapper.writeValueAsString(root);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("name", name);
+        body.put("config", config);
+        return JsonText.of(body);
     }
 
     /** A copy with the password replaced by a placeholder, for printing. */

@@ -1,9 +1,8 @@
 package dev.cdclab.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.cdclab.config.Durations;
 import dev.cdclab.config.SourceKind;
+import dev.cdclab.format.JsonText;
 import dev.cdclab.format.Numbers;
 import dev.cdclab.lab.bench.BenchTarget;
 import dev.cdclab.lab.bench.PipelineTarget;
@@ -551,11 +550,7 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     private void writeJson(Map<String, Object> m) throws Exception {
-        Files.writeString(
-                reportJson,
-                new ObjectMapper()
-                        .enable(SerializationFeature.INDENT_OUTPUT)
-                        .writeValueAsString(m));
+        JsonText.write(reportJson, m);
     }
 
     /** {@code debezium-jdbc}. */

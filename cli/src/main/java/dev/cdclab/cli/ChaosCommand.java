@@ -4,9 +4,9 @@ import dev.cdclab.chaos.ChaosRunner;
 import dev.cdclab.chaos.Scenario;
 import dev.cdclab.chaos.ScenarioResult;
 import dev.cdclab.chaos.Scenarios;
+import dev.cdclab.format.JsonText;
 import dev.cdclab.lab.report.Machine;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -101,11 +101,7 @@ final class ChaosCommand implements Callable<Integer> {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("machine", Machine.describe());
             m.put("scenarios", results.stream().map(ScenarioResult::asMap).toList());
-            Files.writeString(
-                    reportJson,
-                    new com.fasterxml.jackson.databind.ObjectMapper()
-                            .writerWithDefaultPrettyPrinter()
-                            .writeValueAsString(m));
+            JsonText.write(reportJson, m);
         }
         return passed == results.size() ? 0 : CdcLab.VERIFY_FAILED;
     }

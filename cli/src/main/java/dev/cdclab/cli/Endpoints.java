@@ -1,8 +1,7 @@
 package dev.cdclab.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.cdclab.format.JsonText;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,9 +34,6 @@ record Endpoints(
         String warehouseUrl,
         String adminUrl) {
 
-    private static final ObjectMapper MAPPER =
-            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-
     Map<String, Object> asMap() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("source_jdbc_url", sourceJdbcUrl);
@@ -54,13 +50,8 @@ record Endpoints(
     }
 
     void write(Path file) throws IOException {
-        Path parent = file.toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
-        }
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        Files.writeString(tmp, MAPPER.writeValueAsString(asMap()));
-        Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        // the temporary file JsonText writes through is the owner's only (rw-------)
+        JsonText.write(file, asMap());
         try {
             Files.setPosixFilePermissions(
                     file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
@@ -72,7 +63,7 @@ record Endpoints(
     static Endpoints read(Path file) {
         JsonNode n;
         try {
-            n = MAPPER.readTree(Files.readString(file));
+            n = JsonText.read(file);
         } catch (IOException e) {
             throw new IllegalArgumentException(
                     "cannot read endpoints file " + file + ": " + e.getMessage());

@@ -1,6 +1,7 @@
 package dev.cdclab.cli;
 
 import dev.cdclab.config.Durations;
+import dev.cdclab.format.JsonText;
 import dev.cdclab.format.Numbers;
 import dev.cdclab.lab.experiment.PhaseEngine;
 import dev.cdclab.lab.report.InfraDescription;
@@ -12,7 +13,6 @@ import dev.cdclab.orchestration.infra.SourceEndpoint;
 import dev.cdclab.orchestration.infra.SourceService;
 import dev.cdclab.orchestration.verify.VerificationResult;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
@@ -194,13 +194,7 @@ final class OverheadCommand implements Callable<Integer> {
             m.put("source_settings", settings);
             m.put("infrastructure", infra);
             m.put("machine", Machine.describe());
-            Files.writeString(
-                    reportJson,
-                    new com.fasterxml.jackson.databind.ObjectMapper()
-                            .enable(
-                                    com.fasterxml.jackson.databind.SerializationFeature
-                                            .INDENT_OUTPUT)
-                            .writeValueAsString(m));
+            JsonText.write(reportJson, m);
         }
         out.println("pipeline " + PipelineOptions.line(pipelineOptions.settings()));
         if (settings != null) {

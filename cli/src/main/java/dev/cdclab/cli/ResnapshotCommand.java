@@ -1,8 +1,8 @@
 package dev.cdclab.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cdclab.config.Durations;
+import dev.cdclab.format.JsonText;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -74,7 +74,7 @@ final class ResnapshotCommand implements Callable<Integer> {
             throw new IllegalStateException(
                     "pipeline at " + e.adminUrl() + " did not answer: " + ex.getMessage());
         }
-        JsonNode n = new ObjectMapper().readTree(r.body());
+        JsonNode n = JsonText.read(r.body());
         if (n.hasNonNull("error")) {
             throw new IllegalStateException(n.get("error").asText());
         }

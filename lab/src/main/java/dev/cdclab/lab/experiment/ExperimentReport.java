@@ -1,8 +1,8 @@
 package dev.cdclab.lab.experiment;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cdclab.config.Durations;
+import dev.cdclab.format.JsonText;
 import dev.cdclab.format.Numbers;
 import dev.cdclab.lab.report.Machine;
 import java.io.IOException;
@@ -23,7 +23,6 @@ import org.slf4j.LoggerFactory;
  */
 final class ExperimentReport {
     private static final Logger LOG = LoggerFactory.getLogger(ExperimentReport.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** Columns of the summary table: metric, heading, scale (divide by), unit. */
     private record Column(String metric, String heading, double divide) {}
@@ -61,7 +60,7 @@ final class ExperimentReport {
             Path summary = cellDir(e.cell).resolve("summary.json");
             if (e.state == Manifest.State.DONE && Files.exists(summary)) {
                 try {
-                    JsonNode n = JSON.readTree(summary.toFile()).path("metrics");
+                    JsonNode n = JsonText.read(summary).path("metrics");
                     n.fields()
                             .forEachRemaining(
                                     f ->

@@ -1,10 +1,9 @@
 package dev.cdclab.lab.experiment;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.cdclab.config.Durations;
 import dev.cdclab.config.OneLineError;
 import dev.cdclab.config.SourceKind;
+import dev.cdclab.format.JsonText;
 import dev.cdclab.format.Numbers;
 import dev.cdclab.lab.bench.CpuMeter;
 import dev.cdclab.lab.report.InfraDescription;
@@ -50,8 +49,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ExperimentRunner {
     private static final Logger LOG = LoggerFactory.getLogger(ExperimentRunner.class);
-    private static final ObjectMapper JSON =
-            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     /** Start-up, prefill, snapshot and verification of a cell, before any cell has finished. */
     private static final double CELL_OVERHEAD_S = 30;
@@ -393,7 +390,7 @@ public final class ExperimentRunner {
         }
         summary.put("machine", Machine.describe());
         PhaseEngine.writeSamples(dir.resolve("samples.csv"), m.samples());
-        Files.writeString(dir.resolve("summary.json"), JSON.writeValueAsString(summary));
+        JsonText.write(dir.resolve("summary.json"), summary);
         deleteTree(work);
         return metrics;
     }
@@ -520,7 +517,7 @@ public final class ExperimentRunner {
             summary.put("repetition", cell.repetition());
             summary.put("settings", cell.settings());
             summary.put("error", OneLineError.of(ex));
-            Files.writeString(dir.resolve("summary.json"), JSON.writeValueAsString(summary));
+            JsonText.write(dir.resolve("summary.json"), summary);
         } catch (IOException e) {
             LOG.warn("cannot write the failure of {}", cell.id(), e);
         }

@@ -1,13 +1,10 @@
 package dev.cdclab.lab.experiment;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.cdclab.format.JsonText;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,9 +35,6 @@ final class Manifest {
         }
     }
 
-    private static final ObjectMapper JSON =
-            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-
     private final Path file;
     private final String name;
     private final String scale;
@@ -68,7 +62,7 @@ final class Manifest {
     void resumeFrom(Path earlier) {
         JsonNode old;
         try {
-            old = JSON.readTree(earlier.toFile());
+            old = JsonText.read(earlier);
         } catch (IOException e) {
             throw new IllegalArgumentException("cannot read " + earlier + ": " + e.getMessage());
         }
@@ -113,10 +107,7 @@ final class Manifest {
         }
         m.put("cells", cells);
         try {
-            Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-            Files.writeString(tmp, JSON.writeValueAsString(m));
-            Files.move(
-                    tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            JsonText.write(file, m);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file, e);
         }

@@ -6,8 +6,7 @@ import static dev.cdclab.format.Numbers.millis;
 import static dev.cdclab.format.Numbers.rate;
 import static dev.cdclab.format.Numbers.round3;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.cdclab.format.JsonText;
 import dev.cdclab.format.Numbers;
 import dev.cdclab.load.run.LoadStats;
 import dev.cdclab.load.workload.Op;
@@ -203,13 +202,7 @@ public final class RunReport {
         m.put("verification", v);
         m.put("keyless_tables", f.keylessTables());
         m.put("work_dir", f.workDir());
-        try {
-            return new ObjectMapper()
-                    .enable(SerializationFeature.INDENT_OUTPUT)
-                    .writeValueAsString(m);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        return JsonText.of(m);
     }
 
     static String stageKey(LatencyRecorder.Stage s) {

@@ -1,7 +1,6 @@
 package dev.cdclab.load.run;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.cdclab.format.JsonText;
 import dev.cdclab.load.workload.Op;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -60,13 +59,7 @@ public final class LoadReport {
     }
 
     public String toJson() {
-        try {
-            return new ObjectMapper()
-                    .enable(SerializationFeature.INDENT_OUTPUT)
-                    .writeValueAsString(asMap());
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        return JsonText.of(asMap());
     }
 
     public String toText() {

@@ -1,10 +1,9 @@
 package dev.cdclab.orchestration.admin;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.cdclab.config.Durations;
+import dev.cdclab.format.JsonText;
 import dev.cdclab.format.Numbers;
 import dev.cdclab.orchestration.Pipeline;
 import dev.cdclab.orchestration.verify.TableResult;
@@ -31,8 +30,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class AdminServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AdminServer.class);
-    private static final ObjectMapper MAPPER =
-            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     private final HttpServer server;
     private final Pipeline pipeline;
@@ -172,7 +169,7 @@ public final class AdminServer implements AutoCloseable {
     }
 
     private static void respond(HttpExchange x, int code, Object body) throws IOException {
-        byte[] bytes = MAPPER.writeValueAsString(body).getBytes(StandardCharsets.UTF_8);
+        byte[] bytes = JsonText.of(body).getBytes(StandardCharsets.UTF_8);
         x.getResponseHeaders().set("Content-Type", "application/json");
         x.sendResponseHeaders(code, bytes.length);
         try (OutputStream os = x.getResponseBody()) {
