@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cdclab.config.OneLineError;
+import dev.cdclab.wait.Poll;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -117,9 +118,9 @@ public final class ConnectRestClient {
      * @throws ConnectorFailedException when it fails or the timeout passes
      */
     public void awaitRunning(String name, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        Poll poll = Poll.within(timeout).every(Duration.ofMillis(100));
         Status last = null;
-        while (System.nanoTime() < deadline) {
+        while (!poll.expired()) {
             try {
                 last = status(name);
             } catch (ConnectRestException e) {
@@ -137,12 +138,7 @@ public final class ConnectRestClient {
                                 + " failed: "
                                 + OneLineError.firstLine(last.trace(), "no detail"));
             }
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new ConnectRestException(0, "interrupted", e);
-            }
+            poll.pause();
         }
         throw new ConnectorFailedException(
                 "connector " + name + " not running after " + timeout.toSeconds() + "s: " + last);

@@ -1,5 +1,6 @@
 package dev.cdclab.capture;
 
+import dev.cdclab.wait.Poll;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -19,22 +20,19 @@ final class HeartbeatWatch {
      * @throws IllegalStateException on timeout
      */
     static void awaitChange(Supplier<Connection> connections, String query, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        Poll poll = Poll.within(timeout).every(Duration.ofMillis(100));
         try (Connection c = connections.get();
                 PreparedStatement ps = c.prepareStatement(query)) {
             Object initial = value(ps);
-            while (System.nanoTime() < deadline) {
+            while (!poll.expired()) {
                 Object now = value(ps);
                 if (now != null && !Objects.equals(now, initial)) {
                     return;
                 }
-                Thread.sleep(100);
+                poll.pause();
             }
         } catch (SQLException e) {
             throw new IllegalStateException("cannot read heartbeat table: " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
         }
         throw new IllegalStateException(
                 "capture did not start streaming within " + timeout.toSeconds() + "s");

@@ -2,6 +2,7 @@ package dev.cdclab.capture;
 
 import dev.cdclab.change.Lsn;
 import dev.cdclab.config.SourceKind;
+import dev.cdclab.wait.Poll;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -509,7 +510,7 @@ public final class PostgresCapture implements CaptureSource {
         p.put("key.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class);
         p.put("value.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class);
         p.put("enable.auto.commit", "false");
-        long deadline = System.nanoTime() + timeout.toNanos();
+        Poll poll = Poll.within(timeout).every(Duration.ofMillis(200));
         try (Connection c = connect();
                 Statement s = c.createStatement();
                 var consumer =
@@ -536,7 +537,7 @@ public final class PostgresCapture implements CaptureSource {
                 ps.setString(2, data.toString());
                 ps.executeUpdate();
             }
-            long rows = awaitSnapshot(consumer, topic, id, table, deadline);
+            long rows = awaitSnapshot(consumer, topic, id, table, poll);
             try (PreparedStatement ps =
                     c.prepareStatement(
                             "INSERT INTO "
@@ -559,16 +560,16 @@ public final class PostgresCapture implements CaptureSource {
             String topic,
             String id,
             String table,
-            long deadline) {
+            Poll poll) {
         com.fasterxml.jackson.databind.ObjectMapper mapper =
                 new com.fasterxml.jackson.databind.ObjectMapper();
         boolean assigned = false;
         long rows = 0;
-        while (System.nanoTime() < deadline) {
+        while (!poll.expired()) {
             if (!assigned) {
                 var parts = consumer.partitionsFor(topic, Duration.ofSeconds(2));
                 if (parts == null || parts.isEmpty()) {
-                    sleepQuietly(200);
+                    poll.pause();
                     continue;
                 }
                 var tps =
@@ -622,15 +623,6 @@ public final class PostgresCapture implements CaptureSource {
                 "re-snapshot of "
                         + table
                         + " did not complete in time; it goes on in the connector");
-    }
-
-    private static void sleepQuietly(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
     }
 
     /** The captured log of table renames and drops. */
@@ -841,7 +833,7 @@ public final class PostgresCapture implements CaptureSource {
      * @throws IllegalStateException when it is still active after {@code wait}
      */
     public void dropSlot(String slot, Duration wait) {
-        long deadline = System.nanoTime() + wait.toNanos();
+        Poll poll = Poll.within(wait).every(Duration.ofMillis(100));
         try (Connection c = connect();
                 PreparedStatement active =
                         c.prepareStatement(
@@ -857,19 +849,16 @@ public final class PostgresCapture implements CaptureSource {
                         break;
                     }
                 }
-                if (System.nanoTime() > deadline) {
+                if (poll.expired()) {
                     throw new IllegalStateException(
                             "replication slot " + slot + " is still in use; not dropped");
                 }
-                Thread.sleep(100);
+                poll.pause();
             }
             drop.setString(1, slot);
             drop.execute();
         } catch (SQLException e) {
             throw new IllegalStateException("cannot drop slot " + slot + ": " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while dropping slot " + slot, e);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.cdclab.capture;
 
 import dev.cdclab.config.SourceKind;
+import dev.cdclab.wait.Poll;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -279,20 +280,20 @@ public final class SqlServerCapture implements CaptureSource {
 
     /** Runs one batch, retrying while the Agent is still starting (error 14258). */
     private static void run(Connection c, String batch) throws SQLException {
-        long deadline = System.nanoTime() + AGENT_WAIT.toNanos();
+        Poll poll = Poll.within(AGENT_WAIT).every(Duration.ofMillis(1000));
         while (true) {
             try (Statement s = c.createStatement()) {
                 s.execute(batch);
                 return;
             } catch (SQLException e) {
-                if (e.getErrorCode() != AGENT_STARTING || System.nanoTime() > deadline) {
+                if (e.getErrorCode() != AGENT_STARTING || poll.expired()) {
                     throw new SQLException(
                             e.getMessage() + " (in: " + batch.lines().findFirst().orElse("") + ")",
                             e.getSQLState(),
                             e.getErrorCode(),
                             e);
                 }
-                sleep(1000);
+                poll.pause();
             }
         }
     }
@@ -328,7 +329,7 @@ public final class SqlServerCapture implements CaptureSource {
         String sql =
                 "SELECT CASE WHEN dss.[status] = 4 THEN 1 ELSE 0 END FROM sys.dm_server_services"
                         + " dss WHERE dss.[servicename] LIKE N'SQL Server Agent (%'";
-        long deadline = System.nanoTime() + timeout.toNanos();
+        Poll poll = Poll.within(timeout).every(Duration.ofMillis(500));
         try (Connection c = connect();
                 Statement s = c.createStatement()) {
             while (true) {
@@ -337,14 +338,14 @@ public final class SqlServerCapture implements CaptureSource {
                         return;
                     }
                 }
-                if (System.nanoTime() > deadline) {
+                if (poll.expired()) {
                     throw new IllegalStateException(
                             "SQL Server Agent is not running after "
                                     + timeout.toSeconds()
                                     + " s; CDC's capture job needs it (in Docker:"
                                     + " MSSQL_AGENT_ENABLED=true)");
                 }
-                sleep(500);
+                poll.pause();
             }
         } catch (SQLException e) {
             throw new IllegalStateException("cannot read the Agent's state: " + e.getMessage(), e);
@@ -355,7 +356,7 @@ public final class SqlServerCapture implements CaptureSource {
     @Override
     public void awaitReady(Duration timeout) {
         awaitAgent(timeout);
-        long deadline = System.nanoTime() + timeout.toNanos();
+        Poll poll = Poll.within(timeout).every(Duration.ofMillis(250));
         try (Connection c = connect();
                 Statement s = c.createStatement()) {
             while (true) {
@@ -364,13 +365,13 @@ public final class SqlServerCapture implements CaptureSource {
                         return;
                     }
                 }
-                if (System.nanoTime() > deadline) {
+                if (poll.expired()) {
                     throw new IllegalStateException(
                             "the CDC capture job wrote no LSN within "
                                     + timeout.toSeconds()
                                     + " s (sys.fn_cdc_get_max_lsn() is NULL); is its job running?");
                 }
-                sleep(250);
+                poll.pause();
             }
         } catch (SQLException e) {
             throw new IllegalStateException("cannot read the max LSN: " + e.getMessage(), e);
@@ -593,13 +594,13 @@ public final class SqlServerCapture implements CaptureSource {
             run(c, SqlServerScript.enableTable(SqlServerScript.Options.of(config), t, next));
             String start = startLsn(c, next);
             LOG.info("Capture instance {} starts at {}; waiting for the connector", next, start);
-            long deadline = System.nanoTime() + timeout.toNanos();
+            Poll poll = Poll.within(timeout).every(Duration.ofMillis(500));
             while (true) {
                 String committed = committedCommitLsn.get();
                 if (committed != null && committed.compareToIgnoreCase(start) > 0) {
                     break;
                 }
-                if (System.nanoTime() > deadline) {
+                if (poll.expired()) {
                     throw new IllegalStateException(
                             "the connector did not pass LSN "
                                     + start
@@ -611,7 +612,7 @@ public final class SqlServerCapture implements CaptureSource {
                                     + committed
                                     + "); both instances are left enabled");
                 }
-                sleep(500);
+                poll.pause();
             }
             run(c, SqlServerScript.disableTable(t, old));
             return new Switch(old, next, start);
@@ -663,14 +664,5 @@ public final class SqlServerCapture implements CaptureSource {
         }
         String h = hex.toString();
         return h.substring(0, 8) + ":" + h.substring(8, 16) + ":" + h.substring(16, 20);
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
     }
 }

@@ -15,6 +15,7 @@ import dev.cdclab.sink.SinkConfig;
 import dev.cdclab.streams.NetChangeConfig;
 import dev.cdclab.streams.debezium.ChangeEvent;
 import dev.cdclab.streams.debezium.DebeziumEventReader;
+import dev.cdclab.wait.Poll;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -185,11 +186,11 @@ public final class ChaosLab implements AutoCloseable {
     private void awaitTopic(String topic, Duration timeout) {
         Properties p = new Properties();
         p.put("bootstrap.servers", pipeline.infrastructure().kafkaBootstrapServers());
-        long deadline = System.nanoTime() + timeout.toNanos();
+        Poll poll = Poll.within(timeout).every(Duration.ofMillis(200));
         try (org.apache.kafka.clients.admin.Admin admin =
                 org.apache.kafka.clients.admin.Admin.create(p)) {
             while (!admin.listTopics().names().get().contains(topic)) {
-                if (!streams.alive() || System.nanoTime() > deadline) {
+                if (!streams.alive() || poll.expired()) {
                     throw new IllegalStateException(
                             "the Streams process did not create "
                                     + topic
@@ -197,7 +198,7 @@ public final class ChaosLab implements AutoCloseable {
                                     + streams.logFile()
                                     + ")");
                 }
-                sleep(200);
+                poll.pause();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -307,21 +308,21 @@ public final class ChaosLab implements AutoCloseable {
     long awaitMarker(Duration timeout) {
         long id = markers.incrementAndGet();
         long t0 = System.nanoTime();
-        long deadline = t0 + timeout.toNanos();
+        Poll poll = Poll.within(timeout).every(Duration.ofMillis(100));
         while (true) {
             try (Connection c = source();
                     Statement s = c.createStatement()) {
                 s.execute("INSERT INTO chaos_marker (id) VALUES (" + id + ")");
                 break;
             } catch (SQLException e) {
-                if (System.nanoTime() > deadline) {
+                if (poll.expired()) {
                     throw new IllegalStateException(
                             "source did not take a marker: " + e.getMessage());
                 }
-                sleep(200);
+                poll.pause();
             }
         }
-        while (System.nanoTime() < deadline) {
+        while (!poll.expired()) {
             if (failure.get() != null) {
                 throw new IllegalStateException("pipeline failed: " + failure.get());
             }
@@ -336,7 +337,7 @@ public final class ChaosLab implements AutoCloseable {
             } catch (SQLException e) {
                 // the table is created with its first row
             }
-            sleep(100);
+            poll.pause();
         }
         throw new IllegalStateException(
                 "a marker row did not reach the warehouse within " + timeout.toSeconds() + " s");
@@ -349,15 +350,15 @@ public final class ChaosLab implements AutoCloseable {
      */
     long quietAndCount(Duration timeout) throws SQLException {
         writer.stop();
-        long deadline = System.nanoTime() + timeout.toNanos();
+        Poll poll = Poll.within(timeout).every(Duration.ofMillis(500));
         long differing;
         do {
             differing = differingRows();
             if (differing == 0 || failure.get() != null) {
                 return differing;
             }
-            sleep(500);
-        } while (System.nanoTime() < deadline);
+            poll.pause();
+        } while (!poll.expired());
         return differing;
     }
 
@@ -501,9 +502,8 @@ public final class ChaosLab implements AutoCloseable {
             c.assign(tps);
             c.seekToBeginning(tps);
             Map<TopicPartition, Long> end = c.endOffsets(tps);
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (System.nanoTime() < deadline
-                    && tps.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
+            Poll poll = Poll.within(Duration.ofSeconds(60));
+            while (!poll.expired() && tps.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
                     out.add(r);
                 }
@@ -589,12 +589,9 @@ public final class ChaosLab implements AutoCloseable {
         }
     }
 
+    /** Holds a fault (or the writer) for {@code ms}: {@link Poll#sleep}. */
     static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Poll.sleep(Duration.ofMillis(ms));
     }
 
     @Override

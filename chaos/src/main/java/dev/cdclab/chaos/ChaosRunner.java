@@ -2,6 +2,7 @@ package dev.cdclab.chaos;
 
 import dev.cdclab.config.OneLineError;
 import dev.cdclab.orchestration.verify.VerificationResult;
+import dev.cdclab.wait.Poll;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.slf4j.Logger;
@@ -78,10 +79,10 @@ public final class ChaosRunner {
     }
 
     private static ScenarioResult judgeLoud(Scenario scenario, ChaosLab lab, String note) {
-        long deadline = System.nanoTime() + LOUD_TIMEOUT.toNanos();
+        Poll poll = Poll.within(LOUD_TIMEOUT).every(Duration.ofMillis(200));
         long t0 = System.nanoTime();
-        while (lab.failure() == null && System.nanoTime() < deadline) {
-            ChaosLab.sleep(200);
+        while (lab.failure() == null && !poll.expired()) {
+            poll.pause();
         }
         String stopped = lab.failure();
         if (stopped == null && note == null) {

@@ -7,6 +7,7 @@ import dev.cdclab.change.Lsn;
 import dev.cdclab.chaos.Scenario.CheckFailed;
 import dev.cdclab.chaos.Scenario.Expect;
 import dev.cdclab.streams.NetChangeConfig;
+import dev.cdclab.wait.Poll;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -213,12 +214,12 @@ public final class Scenarios {
                             "COPY chaos_bulk (id, v) FROM STDIN",
                             new StringReader(rows.toString()));
         }
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        Poll poll = Poll.within(Duration.ofSeconds(60)).every(Duration.ofMillis(20));
         while (lab.endOffset(lab.changeTopic()) - before < 5_000) {
-            if (System.nanoTime() > deadline) {
+            if (poll.expired()) {
                 throw new CheckFailed("the COPY was not being captured within 60 s");
             }
-            sleep(20);
+            poll.pause();
         }
         long delivered = lab.endOffset(lab.changeTopic()) - before;
         lab.services().killConnect();
@@ -226,7 +227,7 @@ public final class Scenarios {
         if (delivered >= 50_000) {
             throw new CheckFailed("the whole COPY was delivered before the kill; nothing tested");
         }
-        sleep(1000);
+        poll.pause();
         lab.services().startConnect();
     }
 
@@ -263,10 +264,10 @@ public final class Scenarios {
         lab.services().stopKafka();
         lab.fault("Kafka broker stopped for 15 s");
         long worst = -1;
-        long until = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-        while (System.nanoTime() < until) {
+        Poll outage = Poll.within(Duration.ofSeconds(15)).every(Duration.ofMillis(500));
+        while (!outage.expired()) {
             worst = Math.max(worst, confirmedFlush(lab));
-            sleep(500);
+            outage.pause();
         }
         lab.services().resumeKafka();
         if (worst > acknowledged) {
@@ -323,11 +324,11 @@ public final class Scenarios {
         lab.fault("Connect killed");
         String slot = lab.slot();
         awaitSlotInactive(lab, slot);
-        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        Poll poll = Poll.within(Duration.ofSeconds(120));
         try (Connection c = lab.source();
                 Statement s = c.createStatement()) {
             while (!"lost".equals(walStatus(c, slot))) {
-                if (System.nanoTime() > deadline) {
+                if (poll.expired()) {
                     throw new CheckFailed("the slot was not invalidated within 120 s");
                 }
                 s.execute(
@@ -348,12 +349,12 @@ public final class Scenarios {
         sleep(1000);
         lab.services().startConnect();
         long atRestart = currentLsn(lab);
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        Poll poll = Poll.within(Duration.ofSeconds(60)).every(Duration.ofMillis(500));
         while (confirmedFlush(lab) <= atRestart) {
-            if (System.nanoTime() > deadline) {
+            if (poll.expired()) {
                 throw new CheckFailed("the slot did not advance within 60 s of the restart");
             }
-            sleep(500);
+            poll.pause();
         }
         long retained = retainedWal(lab);
         if (retained > 64L * 1024 * 1024) {
@@ -402,16 +403,16 @@ public final class Scenarios {
         lab.fault("malformed record on the net-change topic");
         String streamsDlq = lab.pipeline().netChangeConfig().deadLetterTopic();
         String sinkDlq = lab.pipeline().sinkConfig().deadLetterTopic();
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        Poll poll = Poll.within(Duration.ofSeconds(60)).every(Duration.ofMillis(500));
         while (lab.recordsOn(streamsDlq) < 1 || lab.recordsOn(sinkDlq) < 1) {
-            if (System.nanoTime() > deadline) {
+            if (poll.expired()) {
                 throw new CheckFailed(
                         "dead letters after 60 s: streams "
                                 + lab.recordsOn(streamsDlq)
                                 + ", sink "
                                 + lab.recordsOn(sinkDlq));
             }
-            sleep(500);
+            poll.pause();
         }
     }
 
@@ -471,12 +472,12 @@ public final class Scenarios {
      * with a snapshot, and nothing is lost to detect.
      */
     private static void awaitCommittedOffsets(ChaosLab lab) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        Poll poll = Poll.within(Duration.ofSeconds(60)).every(Duration.ofMillis(200));
         while (committedLsn(lab) < 0) {
-            if (System.nanoTime() > deadline) {
+            if (poll.expired()) {
                 throw new CheckFailed("no committed offsets within 60 s");
             }
-            sleep(200);
+            poll.pause();
         }
     }
 
@@ -496,18 +497,18 @@ public final class Scenarios {
     }
 
     private static void awaitExit(dev.cdclab.orchestration.infra.ChildJvm p, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        Poll poll = Poll.within(timeout).every(Duration.ofMillis(100));
         while (p.alive()) {
-            if (System.nanoTime() > deadline) {
+            if (poll.expired()) {
                 throw new CheckFailed(
                         p.name() + " did not halt within " + timeout.toSeconds() + " s");
             }
-            sleep(100);
+            poll.pause();
         }
     }
 
     private static void awaitSlotInactive(ChaosLab lab, String slot) throws SQLException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        Poll poll = Poll.within(Duration.ofSeconds(30)).every(Duration.ofMillis(200));
         try (Connection c = lab.source();
                 Statement s = c.createStatement()) {
             while (true) {
@@ -520,10 +521,10 @@ public final class Scenarios {
                         return;
                     }
                 }
-                if (System.nanoTime() > deadline) {
+                if (poll.expired()) {
                     throw new CheckFailed("slot " + slot + " still active 30 s after the kill");
                 }
-                sleep(200);
+                poll.pause();
             }
         }
     }

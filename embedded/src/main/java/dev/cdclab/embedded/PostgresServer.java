@@ -1,5 +1,6 @@
 package dev.cdclab.embedded;
 
+import dev.cdclab.wait.Poll;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -13,6 +14,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -136,16 +138,16 @@ public final class PostgresServer implements AutoCloseable {
                                             .resolveSibling("postgres-restart.log")
                                             .toFile()))
                     .start();
-            long deadline = System.nanoTime() + 60_000_000_000L;
+            Poll poll = Poll.within(Duration.ofSeconds(60)).every(Duration.ofMillis(100));
             while (true) {
                 try (Connection c = connect()) {
                     break;
                 } catch (SQLException e) {
-                    if (System.nanoTime() > deadline) {
+                    if (poll.expired()) {
                         throw new IllegalStateException(
                                 "PostgreSQL did not come back: " + e.getMessage(), e);
                     }
-                    Thread.sleep(100);
+                    poll.pause();
                 }
             }
             LOG.info("PostgreSQL restarted (fast) on port {}", port());

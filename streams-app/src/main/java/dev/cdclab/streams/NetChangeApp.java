@@ -2,6 +2,7 @@ package dev.cdclab.streams;
 
 import dev.cdclab.streams.topology.NetChangeStats;
 import dev.cdclab.streams.topology.NetChangeTopology;
+import dev.cdclab.wait.Poll;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,13 +57,13 @@ public final class NetChangeApp implements AutoCloseable {
                             .SHUTDOWN_CLIENT;
                 });
         streams.start();
-        long deadline = System.nanoTime() + timeout.toNanos();
+        Poll poll = Poll.within(timeout).every(Duration.ofMillis(50));
         while (streams.state() != KafkaStreams.State.RUNNING) {
             if (failure.get() != null || streams.state() == KafkaStreams.State.ERROR) {
                 throw new IllegalStateException(
                         "net-change app failed to start: " + describe(failure.get()));
             }
-            if (System.nanoTime() > deadline) {
+            if (poll.expired()) {
                 throw new IllegalStateException(
                         "net-change app not running after "
                                 + timeout.toSeconds()
@@ -70,7 +71,7 @@ public final class NetChangeApp implements AutoCloseable {
                                 + streams.state()
                                 + ")");
             }
-            sleep(50);
+            poll.pause();
         }
         LOG.info("Net-change app {} running", config.get(NetChangeConfig.APPLICATION_ID));
     }
@@ -139,7 +140,7 @@ public final class NetChangeApp implements AutoCloseable {
      */
     private static TopicDescription describe(Admin admin, String topic, Duration timeout)
             throws InterruptedException, ExecutionException, TimeoutException {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        Poll poll = Poll.within(timeout).every(Duration.ofMillis(100));
         while (true) {
             try {
                 return admin.describeTopics(Set.of(topic))
@@ -147,11 +148,10 @@ public final class NetChangeApp implements AutoCloseable {
                         .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
                         .get(topic);
             } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof UnknownTopicOrPartitionException)
-                        || System.nanoTime() > deadline) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || poll.expired()) {
                     throw e;
                 }
-                Thread.sleep(100);
+                poll.pause();
             }
         }
     }
@@ -193,14 +193,5 @@ public final class NetChangeApp implements AutoCloseable {
             return "unknown error";
         }
         return t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
     }
 }

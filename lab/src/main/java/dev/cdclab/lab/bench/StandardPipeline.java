@@ -17,6 +17,7 @@ import dev.cdclab.orchestration.verify.SourceCatalog;
 import dev.cdclab.orchestration.verify.VerificationResult;
 import dev.cdclab.orchestration.verify.WarehouseVerifier;
 import dev.cdclab.plugins.ConnectPlugins;
+import dev.cdclab.wait.Poll;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -190,7 +191,7 @@ public final class StandardPipeline implements BenchTarget {
     @Override
     public Duration awaitCaughtUp(Duration timeout) {
         long t0 = System.nanoTime();
-        long deadline = t0 + timeout.toNanos();
+        Poll poll = Poll.within(timeout).every(Duration.ofMillis(100));
         try (Connection src = sourceConnection();
                 Connection wh = warehouse.connect()) {
             Map<String, Fingerprint> target = fingerprints(src);
@@ -200,20 +201,17 @@ public final class StandardPipeline implements BenchTarget {
                 if (now.equals(target)) {
                     return Duration.ofNanos(System.nanoTime() - t0);
                 }
-                if (System.nanoTime() > deadline) {
+                if (poll.expired()) {
                     throw new CatchUpTimeoutException(
                             "warehouse did not catch up within " + Durations.format(timeout),
                             timeout,
                             -1,
                             -1);
                 }
-                Thread.sleep(100);
+                poll.pause();
             }
         } catch (SQLException e) {
             throw new StageFailedException("catch-up check", e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StageFailedException("catch-up check", "interrupted", e);
         }
     }
 

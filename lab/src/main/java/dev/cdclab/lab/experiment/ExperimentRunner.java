@@ -20,6 +20,7 @@ import dev.cdclab.orchestration.infra.InfraSpec;
 import dev.cdclab.orchestration.infra.SourceEndpoint;
 import dev.cdclab.orchestration.infra.SourceService;
 import dev.cdclab.orchestration.operate.CatchUpTimeoutException;
+import dev.cdclab.wait.Poll;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.FileVisitResult;
@@ -403,10 +404,10 @@ public final class ExperimentRunner {
             Pipeline p, SnapshotWatch snap, LoadRunner load, Thread loadThread, long loadStart)
             throws Exception {
         CpuMeter.Reading cpu0 = CpuMeter.read();
-        long deadline = System.nanoTime() + spec.phases().drain().toNanos();
-        while (snap.endNanos() < 0 && System.nanoTime() < deadline) {
+        Poll poll = Poll.within(spec.phases().drain()).every(Duration.ofMillis(200));
+        while (snap.endNanos() < 0 && !poll.expired()) {
             p.checkHealthy();
-            Thread.sleep(200);
+            poll.pause();
         }
         loadThread.join();
         long end = System.nanoTime();

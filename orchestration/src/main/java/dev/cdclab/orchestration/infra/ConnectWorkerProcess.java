@@ -3,6 +3,7 @@ package dev.cdclab.orchestration.infra;
 import dev.cdclab.embedded.ConnectWorker;
 import dev.cdclab.orchestration.logging.LogFile;
 import dev.cdclab.orchestration.logging.LoggingBackend;
+import dev.cdclab.wait.Poll;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -83,8 +84,8 @@ final class ConnectWorkerProcess implements AutoCloseable {
     void startAgain() {
         jvm.start();
         HttpClient http = HttpClient.newHttpClient();
-        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
+        Poll poll = Poll.within(READY_TIMEOUT).every(Duration.ofMillis(200));
+        while (!poll.expired()) {
             if (!jvm.alive()) {
                 throw new IllegalStateException(
                         "Kafka Connect process ended with exit code "
@@ -109,12 +110,7 @@ final class ConnectWorkerProcess implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted while Connect starts", e);
             }
-            try {
-                Thread.sleep(200);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while Connect starts", e);
-            }
+            poll.pause();
         }
         throw new IllegalStateException(
                 "Kafka Connect process did not answer within " + READY_TIMEOUT.toSeconds() + " s");

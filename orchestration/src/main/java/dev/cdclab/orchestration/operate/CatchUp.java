@@ -1,6 +1,7 @@
 package dev.cdclab.orchestration.operate;
 
 import dev.cdclab.config.Durations;
+import dev.cdclab.wait.Poll;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.function.LongSupplier;
@@ -28,11 +29,11 @@ public final class CatchUp {
             Duration timeout) {
         long target = sourceNowMs.getAsLong();
         long t0 = System.nanoTime();
-        long deadline = t0 + timeout.toNanos();
+        Poll poll = Poll.within(timeout).every(Duration.ofMillis(20));
         long applied;
         while ((applied = appliedThroughMs.getAsLong()) < target) {
             health.run();
-            if (System.nanoTime() > deadline) {
+            if (poll.expired()) {
                 throw new CatchUpTimeoutException(
                         "warehouse did not catch up within "
                                 + Durations.format(timeout)
@@ -45,12 +46,7 @@ public final class CatchUp {
                         applied,
                         target);
             }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new StageFailedException("catch-up wait", "interrupted", e);
-            }
+            poll.pause();
         }
         return Duration.ofNanos(System.nanoTime() - t0);
     }
