@@ -51,11 +51,12 @@ public final class Poll {
     }
 
     /**
-     * A poll that gives up {@code timeout} from now, pausing 50 ms at first and doubling up to 1 s.
+     * A poll that gives up {@code timeout} from now (zero: check once), pausing 50 ms at first and
+     * doubling up to 1 s.
      */
     public static Poll within(Duration timeout) {
         return new Poll(
-                requirePositive(timeout),
+                requireNotNegative(timeout),
                 FIRST.toNanos(),
                 CAP.toNanos(),
                 System::nanoTime,
@@ -64,7 +65,7 @@ public final class Poll {
 
     static Poll within(Duration timeout, LongSupplier nanoTime, Sleeper sleeper) {
         return new Poll(
-                requirePositive(timeout), FIRST.toNanos(), CAP.toNanos(), nanoTime, sleeper);
+                requireNotNegative(timeout), FIRST.toNanos(), CAP.toNanos(), nanoTime, sleeper);
     }
 
     /** Pauses {@code interval} every time; returns this poll. */
@@ -164,7 +165,14 @@ public final class Poll {
 
     private static Duration requirePositive(Duration d) {
         if (d == null || d.isNegative() || d.isZero()) {
-            throw new IllegalArgumentException("a poll needs a positive duration, not " + d);
+            throw new IllegalArgumentException("a poll needs a positive interval, not " + d);
+        }
+        return d;
+    }
+
+    private static Duration requireNotNegative(Duration d) {
+        if (d == null || d.isNegative()) {
+            throw new IllegalArgumentException("a poll needs a timeout of zero or more, not " + d);
         }
         return d;
     }

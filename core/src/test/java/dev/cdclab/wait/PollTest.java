@@ -76,8 +76,14 @@ class PollTest {
     }
 
     @Test
-    void aTimeoutMustBePositive() {
-        assertThatThrownBy(() -> Poll.within(Duration.ZERO))
+    void aZeroTimeoutChecksOnceAndANegativeOneIsRefused() {
+        AtomicInteger calls = new AtomicInteger();
+        assertThat(poll(Duration.ZERO).until(() -> calls.incrementAndGet() > 1)).isFalse();
+        assertThat(calls).hasValue(1);
+        assertThat(pauses).isEmpty();
+        assertThatThrownBy(() -> Poll.within(Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Poll.within(Duration.ofSeconds(1)).every(Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 }
