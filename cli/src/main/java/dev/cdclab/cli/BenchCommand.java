@@ -13,6 +13,7 @@ import dev.cdclab.lab.report.InfraDescription;
 import dev.cdclab.lab.report.Machine;
 import dev.cdclab.load.workload.Workload;
 import dev.cdclab.orchestration.Pipeline;
+import dev.cdclab.orchestration.StageSettings;
 import dev.cdclab.orchestration.infra.InfraKind;
 import dev.cdclab.orchestration.infra.WarehouseServer;
 import dev.cdclab.orchestration.verify.VerificationResult;
@@ -276,13 +277,8 @@ final class BenchCommand implements Callable<Integer> {
                     "--compare starts its own warehouses; leave out --warehouse-url");
         }
         PrintStream out = System.out;
-        Map<String, String> captureOverrides = new LinkedHashMap<>();
-        pipelineOptions.overrides.forEach(
-                (k, v) -> {
-                    if (k.startsWith("capture.")) {
-                        captureOverrides.put(k.substring("capture.".length()), v);
-                    }
-                });
+        Map<String, String> captureOverrides =
+                StageSettings.of(pipelineOptions.overrides).capture();
         List<Arm> arms =
                 List.of(
                         new Arm(

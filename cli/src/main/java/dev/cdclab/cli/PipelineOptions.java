@@ -4,6 +4,7 @@ import dev.cdclab.change.NetChangeMode;
 import dev.cdclab.config.Durations;
 import dev.cdclab.config.SourceKind;
 import dev.cdclab.orchestration.Pipeline;
+import dev.cdclab.orchestration.StageSettings;
 import dev.cdclab.orchestration.infra.InfraConfig;
 import dev.cdclab.orchestration.infra.InfraKind;
 import dev.cdclab.orchestration.infra.InfraSpec;
@@ -200,13 +201,7 @@ final class PipelineOptions {
     /** The infrastructure settings: -D infra.* keys, then the flags over them. */
     InfraConfig infraConfig() {
         if (infraConfig == null) {
-            var b = InfraConfig.builder();
-            overrides.forEach(
-                    (k, v) -> {
-                        if (k.startsWith("infra.")) {
-                            b.set(k.substring("infra.".length()), v);
-                        }
-                    });
+            var b = InfraConfig.builder().setAll(StageSettings.of(overrides).infra());
             setIf(b, InfraConfig.KIND.key(), infra);
             setIf(b, InfraConfig.POSTGRES_IMAGE.key(), postgresImage);
             setIf(b, InfraConfig.SQLSERVER_IMAGE.key(), sqlserverImage);
@@ -257,23 +252,7 @@ final class PipelineOptions {
                 .guarantee(guarantee)
                 .durable(durable)
                 .minFreeDisk(minFreeDisk);
-        overrides.forEach(
-                (k, v) -> {
-                    if (k.startsWith("streams.")) {
-                        b.streams(k.substring("streams.".length()), v);
-                    } else if (k.startsWith("sink.")) {
-                        b.sink(k.substring("sink.".length()), v);
-                    } else if (k.startsWith("capture.")) {
-                        b.capture(k.substring("capture.".length()), v);
-                    } else if (!k.startsWith("infra.")) {
-                        throw new IllegalArgumentException(
-                                "-D "
-                                        + k
-                                        + ": key must start with streams., sink., capture. or"
-                                        + " infra.");
-                    }
-                });
-        return b;
+        return StageSettings.of(overrides).applyTo(b);
     }
 
     /** The pipeline settings a report states: what these options set, and every -D override. */

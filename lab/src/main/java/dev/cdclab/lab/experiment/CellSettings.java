@@ -1,23 +1,17 @@
 package dev.cdclab.lab.experiment;
 
-import dev.cdclab.capture.CaptureConfig;
 import dev.cdclab.config.ConfigException;
-import dev.cdclab.config.ConfigOption;
 import dev.cdclab.config.Configuration;
 import dev.cdclab.config.SourceKind;
 import dev.cdclab.load.workload.Workloads;
 import dev.cdclab.orchestration.Pipeline;
-import dev.cdclab.orchestration.infra.InfraConfig;
-import dev.cdclab.sink.SinkConfig;
-import dev.cdclab.streams.NetChangeConfig;
-import java.util.ArrayList;
+import dev.cdclab.orchestration.StageSettings;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.function.Supplier;
 
 /**
  * The settings of one cell, split by where they go: the workload, the source server, and the
@@ -99,10 +93,7 @@ public final class CellSettings {
     private final boolean durable;
     private final SourceKind sourceKind;
     private final Map<String, String> sourceSettings = new LinkedHashMap<>();
-    private final Map<String, String> capture = new LinkedHashMap<>();
-    private final Map<String, String> streams = new LinkedHashMap<>();
-    private final Map<String, String> sink = new LinkedHashMap<>();
-    private final Map<String, String> infra = new LinkedHashMap<>();
+    private final StageSettings stages;
 
     CellSettings(Map<String, String> settings) {
         settings.forEach(CellSettings::check);
@@ -111,6 +102,7 @@ public final class CellSettings {
         boolean enabled = true;
         boolean durableSource = true;
         SourceKind kind = SourceKind.POSTGRES;
+        Map<String, String> stageKeys = new LinkedHashMap<>();
         for (var e : settings.entrySet()) {
             String k = e.getKey();
             String v = e.getValue();
@@ -124,16 +116,11 @@ public final class CellSettings {
                 kind = SourceKind.parse(v);
             } else if (k.startsWith("source.")) {
                 sourceSettings.put(k.substring("source.".length()), v);
-            } else if (k.startsWith("capture.")) {
-                capture.put(k.substring("capture.".length()), v);
-            } else if (k.startsWith("streams.")) {
-                streams.put(k.substring("streams.".length()), v);
-            } else if (k.startsWith("sink.")) {
-                sink.put(k.substring("sink.".length()), v);
             } else {
-                infra.put(k.substring("infra.".length()), v);
+                stageKeys.put(k, v);
             }
         }
+        this.stages = StageSettings.of(stageKeys);
         this.captureEnabled = enabled;
         this.durable = durableSource;
         this.sourceKind = kind;
@@ -180,7 +167,7 @@ public final class CellSettings {
     }
 
     public Map<String, String> infra() {
-        return infra;
+        return stages.infra();
     }
 
     /** Every setting of the cell. */
@@ -191,21 +178,7 @@ public final class CellSettings {
     /** Puts the stage settings on a pipeline builder. */
     void apply(Pipeline.Builder b) {
         b.durable(durable);
-        capture.forEach(b::capture);
-        streams.forEach(
-                (k, v) -> {
-                    // these shape the whole pipeline (topic partitions, catch-up), not only Streams
-                    switch (k) {
-                        case "interval" -> b.interval(NetChangeConfig.INTERVAL.parse(v));
-                        case "grace" -> b.grace(NetChangeConfig.GRACE.parse(v));
-                        case "mode" -> b.mode(NetChangeConfig.MODE.parse(v));
-                        case "partitions" -> b.partitions(NetChangeConfig.PARTITIONS.parse(v));
-                        case "processing.guarantee" ->
-                                b.guarantee(NetChangeConfig.GUARANTEE.parse(v));
-                        default -> b.streams(k, v);
-                    }
-                });
-        sink.forEach(b::sink);
+        stages.applyTo(b);
     }
 
     /**
@@ -244,18 +217,8 @@ public final class CellSettings {
                                 + "; known: kind, durable, "
                                 + String.join(", ", new TreeSet<>(SOURCE_SETTINGS)));
             }
-        } else if (key.startsWith("capture.")) {
-            checkStage(key, "capture.", CaptureConfig::builder, CaptureConfig.OPTIONS);
-            checkValue(key, "capture.", value, CaptureConfig.OPTIONS);
-        } else if (key.startsWith("streams.")) {
-            checkStage(key, "streams.", NetChangeConfig::builder, NetChangeConfig.OPTIONS);
-            checkValue(key, "streams.", value, NetChangeConfig.OPTIONS);
-        } else if (key.startsWith("sink.")) {
-            checkStage(key, "sink.", SinkConfig::builder, SinkConfig.OPTIONS);
-            checkValue(key, "sink.", value, SinkConfig.OPTIONS);
-        } else if (key.startsWith("infra.")) {
-            checkStage(key, "infra.", InfraConfig::builder, InfraConfig.OPTIONS);
-            checkValue(key, "infra.", value, InfraConfig.OPTIONS);
+        } else if (StageSettings.isStageKey(key)) {
+            StageSettings.check(key, value);
         } else {
             throw new ConfigException(
                     key,
@@ -311,45 +274,6 @@ public final class CellSettings {
     private static void positive(String key, double v, boolean zeroOk) {
         if (v < 0 || (!zeroOk && v == 0)) {
             throw new ConfigException(key, zeroOk ? "must be >= 0" : "must be > 0");
-        }
-    }
-
-    private static void checkStage(
-            String key,
-            String prefix,
-            Supplier<Configuration.Builder> builder,
-            Collection<ConfigOption<?>> options) {
-        String k = key.substring(prefix.length());
-        try {
-            builder.get().set(k, "x");
-        } catch (ConfigException e) {
-            List<String> known = new ArrayList<>();
-            options.forEach(o -> known.add(o.key()));
-            String extra = prefix.equals("capture.") ? ", enabled" : "";
-            throw new ConfigException(
-                    key,
-                    "unknown key"
-                            + suggestion(k, known)
-                            + " (see 'cdc-lab config "
-                            + prefix.substring(0, prefix.length() - 1)
-                            + "'"
-                            + extra
-                            + ")");
-        }
-    }
-
-    private static void checkValue(
-            String key, String prefix, String value, Collection<ConfigOption<?>> options) {
-        String k = key.substring(prefix.length());
-        for (ConfigOption<?> o : options) {
-            if (o.key().equals(k)) {
-                try {
-                    o.parse(value);
-                } catch (ConfigException e) {
-                    throw new ConfigException(
-                            key, e.getMessage().replaceFirst("^config '[^']*': ", ""));
-                }
-            }
         }
     }
 
