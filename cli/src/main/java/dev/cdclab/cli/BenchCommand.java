@@ -5,9 +5,9 @@ import dev.cdclab.config.SourceKind;
 import dev.cdclab.format.JsonText;
 import dev.cdclab.format.Numbers;
 import dev.cdclab.lab.bench.BenchTarget;
+import dev.cdclab.lab.bench.Comparison;
 import dev.cdclab.lab.bench.PipelineTarget;
 import dev.cdclab.lab.bench.RateLadder;
-import dev.cdclab.lab.bench.StandardPipeline;
 import dev.cdclab.lab.bench.StepTable;
 import dev.cdclab.lab.report.InfraDescription;
 import dev.cdclab.lab.report.Machine;
@@ -15,15 +15,11 @@ import dev.cdclab.load.workload.Workload;
 import dev.cdclab.orchestration.Pipeline;
 import dev.cdclab.orchestration.StageSettings;
 import dev.cdclab.orchestration.infra.InfraKind;
-import dev.cdclab.orchestration.infra.WarehouseServer;
 import dev.cdclab.orchestration.verify.VerificationResult;
 import dev.cdclab.streams.NetChangeConfig;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -187,7 +183,7 @@ final class BenchCommand implements Callable<Integer> {
                         .workDir(work)
                         .runId(runId)
                         .shutdownHooks(false)
-                        .beforeCapture(src -> prepare(wl, src.connect()));
+                        .beforeCapture(src -> Comparison.prepare(wl, src.connect()));
         pipelineOptions.apply(b);
         Pipeline p = b.build();
         Commands.closeOnShutdown(p);
@@ -210,7 +206,7 @@ final class BenchCommand implements Callable<Integer> {
                             wl.tables(),
                             GENERATOR_COLUMN,
                             pipelineOptions.settings());
-            RateLadder.Result result = new RateLadder(plan).run(target, wl, printer(out));
+            RateLadder.Result result = new RateLadder(plan).run(target, wl, StepTable.printer(out));
             VerificationResult v = p.verify();
             var best = result.best();
             if (best.isEmpty()) {
@@ -246,23 +242,6 @@ final class BenchCommand implements Callable<Integer> {
         }
     }
 
-    /** One pipeline of a comparison: how to start it, and what it measured. */
-    private record Arm(String key, String label, String shortLabel, ArmStarter starter) {}
-
-    @FunctionalInterface
-    private interface ArmStarter {
-        BenchTarget start(Path dir, String id) throws Exception;
-    }
-
-    /** What one arm measured, or why it did not. */
-    private record ArmResult(
-            Arm arm,
-            RateLadder.Result ladder,
-            Boolean verified,
-            String error,
-            double startSeconds,
-            Map<String, Object> settings) {}
-
     private int compare(Workload wl, RateLadder.Plan plan, String runId, Path work)
             throws Exception {
         if (pipelineOptions.infraKind() != InfraKind.EMBEDDED) {
@@ -277,35 +256,6 @@ final class BenchCommand implements Callable<Integer> {
                     "--compare starts its own warehouses; leave out --warehouse-url");
         }
         PrintStream out = System.out;
-        Map<String, String> captureOverrides =
-                StageSettings.of(pipelineOptions.overrides).capture();
-        List<Arm> arms =
-                List.of(
-                        new Arm(
-                                "baseline",
-                                "standard: Debezium -> Kafka -> Debezium JDBC sink -> PostgreSQL",
-                                "standard (JDBC sink) -> PostgreSQL",
-                                (dir, id) ->
-                                        StandardPipeline.start(
-                                                new StandardPipeline.Settings(
-                                                        dir,
-                                                        id,
-                                                        pipelineOptions.durable,
-                                                        src -> prepare(wl, src.connect()),
-                                                        captureOverrides,
-                                                        wl.tables(),
-                                                        GENERATOR_COLUMN,
-                                                        standardTasks))),
-                        new Arm(
-                                "ours",
-                                "cdc-lab: Debezium -> Kafka -> net changes -> PostgreSQL",
-                                "cdc-lab -> PostgreSQL",
-                                (dir, id) -> startOurs(wl, dir, id, true)),
-                        new Arm(
-                                "ours_duckdb",
-                                "cdc-lab: Debezium -> Kafka -> net changes -> DuckDB",
-                                "cdc-lab -> DuckDB",
-                                (dir, id) -> startOurs(wl, dir, id, false)));
         out.printf(
                 Locale.ROOT,
                 "cdc-lab bench --compare debezium-jdbc %s: workload %s, %d threads, fixed %s tx/s,"
@@ -316,220 +266,30 @@ final class BenchCommand implements Callable<Integer> {
                 Numbers.rate(plan.fixedRate()),
                 Durations.format(step),
                 Machine.oneLine());
-        List<ArmResult> results = new ArrayList<>();
-        for (int i = 0; i < arms.size(); i++) {
-            Arm arm = arms.get(i);
-            out.printf(Locale.ROOT, "%n[%d/%d] %s%n", i + 1, arms.size(), arm.label());
-            results.add(runArm(arm, wl, plan, work.resolve(arm.key()), runId + i, out));
-        }
-        printComparison(results, plan, out);
+        Comparison.Result result =
+                Comparison.run(
+                        new Comparison.Settings(
+                                wl,
+                                plan,
+                                pipelineOptions.durable,
+                                StageSettings.of(pipelineOptions.overrides).capture(),
+                                standardTasks,
+                                pipelineOptions::apply,
+                                pipelineOptions.settings()),
+                        work,
+                        runId,
+                        out,
+                        Commands::closeOnShutdown);
+        result.print(plan.fixedRate(), out);
+        out.println("pipeline " + PipelineOptions.line(pipelineOptions.settings()));
         if (reportJson != null) {
             Map<String, Object> m = header(wl, plan);
-            m.put("compare", "debezium-jdbc");
-            for (ArmResult r : results) {
-                Map<String, Object> a = new LinkedHashMap<>();
-                a.put("pipeline", r.arm().label());
-                if (r.ladder() != null) {
-                    a.putAll(StepTable.toMap(r.ladder()));
-                } else {
-                    a.put("sustained_changes_per_s", null);
-                }
-                a.put("verified", r.verified());
-                a.put("error", r.error());
-                a.put("start_s", Numbers.round3(r.startSeconds()));
-                a.put("settings", r.settings());
-                m.put(r.arm().key(), a);
-            }
-            m.put("ratio", ratio(results.get(1), results.get(0)));
-            m.put("ratio_duckdb", ratio(results.get(2), results.get(0)));
+            m.putAll(result.asMap());
             m.put("pipeline", pipelineOptions.settings());
             m.put("machine", Machine.describe());
             writeJson(m);
         }
-        boolean ok =
-                results.stream()
-                        .allMatch(
-                                r ->
-                                        r.error() == null
-                                                && Boolean.TRUE.equals(r.verified())
-                                                && r.ladder().best().isPresent());
-        return ok ? 0 : CdcLab.VERIFY_FAILED;
-    }
-
-    private BenchTarget startOurs(Workload wl, Path dir, String id, boolean postgres) {
-        WarehouseServer wh =
-                postgres
-                        ? WarehouseServer.start(
-                                dir.resolve("warehouse-postgres"),
-                                dir.resolve("logs/warehouse-postgres.log"),
-                                pipelineOptions.durable)
-                        : null;
-        try {
-            Pipeline.Builder b =
-                    Pipeline.builder()
-                            .workDir(dir)
-                            .runId(id)
-                            .shutdownHooks(false)
-                            .beforeCapture(src -> prepare(wl, src.connect()));
-            pipelineOptions.apply(b);
-            Map<String, Object> settings = new LinkedHashMap<>(pipelineOptions.settings());
-            if (wh != null) {
-                b.warehouseUrl(wh.jdbcUrl())
-                        .sink("warehouse.user", wh.user())
-                        .sink("warehouse.password", wh.password());
-                settings.put("warehouse", "postgresql");
-                settings.put("warehouse_settings", wh.settings());
-            }
-            Pipeline p = b.start();
-            PipelineTarget t =
-                    new PipelineTarget(
-                            postgres ? "cdc-lab -> postgresql" : "cdc-lab -> duckdb",
-                            p,
-                            wh,
-                            wl.tables(),
-                            GENERATOR_COLUMN,
-                            settings);
-            settings.put("source_settings", p.sourceSettings());
-            p.awaitCaughtUp(Duration.ofMinutes(10));
-            return t;
-        } catch (RuntimeException e) {
-            if (wh != null) {
-                wh.close();
-            }
-            throw e;
-        }
-    }
-
-    private ArmResult runArm(
-            Arm arm, Workload wl, RateLadder.Plan plan, Path dir, String id, PrintStream out) {
-        long t0 = System.nanoTime();
-        BenchTarget target = null;
-        try {
-            Files.createDirectories(dir.resolve("logs"));
-            target = arm.starter().start(dir, id);
-            Commands.closeOnShutdown(target);
-            double started = (System.nanoTime() - t0) / 1e9;
-            out.printf(
-                    Locale.ROOT,
-                    "up and caught up with the prefill in %s s%n",
-                    Numbers.fixed2(started));
-            RateLadder.Result r = new RateLadder(plan).run(target, wl, printer(out));
-            Boolean verified = null;
-            if (r.caughtUp()) {
-                VerificationResult v = target.verify();
-                verified = v.matches();
-                out.println((v.matches() ? "verified: " : "NOT verified: ") + v.summary());
-            } else {
-                out.println("not verified: the warehouse did not catch up");
-            }
-            return new ArmResult(arm, r, verified, null, started, target.settings());
-        } catch (Exception e) {
-            String msg = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-            out.println("failed: " + msg);
-            return new ArmResult(
-                    arm,
-                    null,
-                    null,
-                    msg,
-                    (System.nanoTime() - t0) / 1e9,
-                    target == null ? Map.of() : target.settings());
-        } finally {
-            if (target != null) {
-                target.close();
-            }
-        }
-    }
-
-    private void printComparison(List<ArmResult> results, RateLadder.Plan plan, PrintStream out) {
-        out.println();
-        out.printf(
-                Locale.ROOT,
-                "%-34s | %14s | %12s | %12s | %28s | %8s%n",
-                "at " + Numbers.rate(plan.fixedRate()) + " tx/s (latency, rows, CPU)",
-                "sustained ch/s",
-                "p50 / p99 ms",
-                "rows written",
-                "CPU s per M changes",
-                "verified");
-        for (ArmResult r : results) {
-            RateLadder.Step f = r.ladder() == null ? null : r.ladder().fixed();
-            out.printf(
-                    Locale.ROOT,
-                    "%-34s | %14s | %12s | %12s | %28s | %8s%n",
-                    r.arm().shortLabel(),
-                    r.ladder() == null
-                            ? "failed"
-                            : r.ladder()
-                                    .best()
-                                    .map(s -> Numbers.rate(s.changesPerSecond()))
-                                    .orElse("none"),
-                    f == null
-                            ? "-"
-                            : f.latency().getValueAtPercentile(50)
-                                    + " / "
-                                    + f.latency().getValueAtPercentile(99),
-                    f == null || f.rowsWritten() < 0 ? "-" : Numbers.count(f.rowsWritten()),
-                    f == null
-                            ? "-"
-                            : String.format(
-                                    Locale.ROOT,
-                                    "%.0f (JVM %.0f, PG %.0f)",
-                                    f.machineCpuPerMillion(),
-                                    f.jvmCpuPerMillion(),
-                                    f.postgresCpuPerMillion()),
-                    r.verified() == null ? "-" : r.verified() ? "yes" : "NO");
-        }
-        Double ratio = ratio(results.get(1), results.get(0));
-        Double ratioDuck = ratio(results.get(2), results.get(0));
-        out.printf(
-                Locale.ROOT,
-                "ratio cdc-lab/standard, sustained changes/s: %s into PostgreSQL, %s into DuckDB%n",
-                ratio == null ? "n/a" : Numbers.fixed2(ratio) + "x",
-                ratioDuck == null ? "n/a" : Numbers.fixed2(ratioDuck) + "x");
-        out.println("pipeline " + PipelineOptions.line(pipelineOptions.settings()));
-    }
-
-    private static Double ratio(ArmResult ours, ArmResult baseline) {
-        if (ours.ladder() == null || baseline.ladder() == null) {
-            return null;
-        }
-        var o = ours.ladder().best();
-        var b = baseline.ladder().best();
-        if (o.isEmpty() || b.isEmpty()) {
-            return null;
-        }
-        return Numbers.round3(o.get().changesPerSecond() / b.get().changesPerSecond());
-    }
-
-    private static RateLadder.Listener printer(PrintStream out) {
-        return new RateLadder.Listener() {
-            private boolean headed;
-
-            @Override
-            public void warmup(Duration length, double rate) {
-                out.printf(
-                        Locale.ROOT,
-                        "warm-up: %s at %s tx/s%n",
-                        Durations.format(length),
-                        Numbers.rate(rate));
-            }
-
-            @Override
-            public void step(RateLadder.Step s) {
-                if (!headed) {
-                    out.println(StepTable.header());
-                    headed = true;
-                }
-                out.println(StepTable.row(s));
-            }
-        };
-    }
-
-    private static void prepare(Workload wl, Connection connection) throws Exception {
-        try (Connection c = connection) {
-            wl.createSchema(c);
-            wl.prefill(c, n -> {});
-        }
+        return result.ok() ? 0 : CdcLab.VERIFY_FAILED;
     }
 
     private Map<String, Object> header(Workload wl, RateLadder.Plan plan) {

@@ -1,6 +1,9 @@
 package dev.cdclab.lab.bench;
 
+import dev.cdclab.config.Durations;
 import dev.cdclab.format.Numbers;
+import java.io.PrintStream;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -72,5 +75,30 @@ public final class StepTable {
                 "sustained_changes_per_s",
                 r.best().map(b -> Numbers.round3(b.changesPerSecond())).orElse(null));
         return m;
+    }
+
+    /** Prints the warm-up and each step as a row under one header, as the ladder goes. */
+    public static RateLadder.Listener printer(PrintStream out) {
+        return new RateLadder.Listener() {
+            private boolean headed;
+
+            @Override
+            public void warmup(Duration length, double rate) {
+                out.printf(
+                        Locale.ROOT,
+                        "warm-up: %s at %s tx/s%n",
+                        Durations.format(length),
+                        Numbers.rate(rate));
+            }
+
+            @Override
+            public void step(RateLadder.Step s) {
+                if (!headed) {
+                    out.println(header());
+                    headed = true;
+                }
+                out.println(row(s));
+            }
+        };
     }
 }

@@ -1,0 +1,326 @@
+package dev.cdclab.lab.bench;
+
+import dev.cdclab.config.OneLineError;
+import dev.cdclab.format.Numbers;
+import dev.cdclab.load.workload.Workload;
+import dev.cdclab.orchestration.Pipeline;
+import dev.cdclab.orchestration.infra.WarehouseServer;
+import dev.cdclab.orchestration.verify.VerificationResult;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
+
+/**
+ * The same workload and rate ladder on the standard pipeline (Debezium's JDBC sink into PostgreSQL)
+ * and on cdc-lab into PostgreSQL and into DuckDB, one after another, each on embedded services of
+ * its own; what each sustained, its latency and CPU at the fixed rate, and the ratios.
+ */
+public final class Comparison {
+    private static final String GENERATOR_COLUMN =
+            dev.cdclab.streams.NetChangeConfig.GENERATOR_COLUMN.defaultValue();
+
+    /**
+     * What a comparison runs.
+     *
+     * @param captureSettings capture settings for every arm (the standard pipeline's connector too)
+     * @param standardTasks tasks of the standard pipeline's JDBC sink connector
+     * @param ours puts the cdc-lab pipeline's settings on a builder
+     * @param oursSettings those settings, as the report states them
+     */
+    public record Settings(
+            Workload workload,
+            RateLadder.Plan plan,
+            boolean durable,
+            Map<String, String> captureSettings,
+            int standardTasks,
+            UnaryOperator<Pipeline.Builder> ours,
+            Map<String, Object> oursSettings) {}
+
+    /** One pipeline of a comparison. */
+    public record Arm(String key, String label, String shortLabel) {}
+
+    /** What one arm measured, or why it did not. */
+    public record ArmResult(
+            Arm arm,
+            RateLadder.Result ladder,
+            Boolean verified,
+            String error,
+            double startSeconds,
+            Map<String, Object> settings) {
+
+        /** Whether it ran, verified and sustained a step. */
+        public boolean ok() {
+            return error == null && Boolean.TRUE.equals(verified) && ladder.best().isPresent();
+        }
+    }
+
+    /** The arms' results: the standard pipeline, cdc-lab into PostgreSQL, into DuckDB. */
+    public record Result(List<ArmResult> arms) {
+        /** cdc-lab into PostgreSQL over the standard pipeline, in sustained changes/s. */
+        public Double ratio() {
+            return ratio(arms.get(1), arms.get(0));
+        }
+
+        /** cdc-lab into DuckDB over the standard pipeline, in sustained changes/s. */
+        public Double ratioDuckDb() {
+            return ratio(arms.get(2), arms.get(0));
+        }
+
+        /** Whether every arm ran, verified and sustained a step. */
+        public boolean ok() {
+            return arms.stream().allMatch(ArmResult::ok);
+        }
+
+        /** The arms and ratios for a JSON report. */
+        public Map<String, Object> asMap() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("compare", "debezium-jdbc");
+            for (ArmResult r : arms) {
+                Map<String, Object> a = new LinkedHashMap<>();
+                a.put("pipeline", r.arm().label());
+                if (r.ladder() != null) {
+                    a.putAll(StepTable.toMap(r.ladder()));
+                } else {
+                    a.put("sustained_changes_per_s", null);
+                }
+                a.put("verified", r.verified());
+                a.put("error", r.error());
+                a.put("start_s", Numbers.round3(r.startSeconds()));
+                a.put("settings", r.settings());
+                m.put(r.arm().key(), a);
+            }
+            m.put("ratio", ratio());
+            m.put("ratio_duckdb", ratioDuckDb());
+            return m;
+        }
+
+        /** The side-by-side table at the fixed rate, and the ratios. */
+        public void print(double fixedRate, PrintStream out) {
+            out.println();
+            out.printf(
+                    Locale.ROOT,
+                    "%-34s | %14s | %12s | %12s | %28s | %8s%n",
+                    "at " + Numbers.rate(fixedRate) + " tx/s (latency, rows, CPU)",
+                    "sustained ch/s",
+                    "p50 / p99 ms",
+                    "rows written",
+                    "CPU s per M changes",
+                    "verified");
+            for (ArmResult r : arms) {
+                RateLadder.Step f = r.ladder() == null ? null : r.ladder().fixed();
+                out.printf(
+                        Locale.ROOT,
+                        "%-34s | %14s | %12s | %12s | %28s | %8s%n",
+                        r.arm().shortLabel(),
+                        r.ladder() == null
+                                ? "failed"
+                                : r.ladder()
+                                        .best()
+                                        .map(s -> Numbers.rate(s.changesPerSecond()))
+                                        .orElse("none"),
+                        f == null
+                                ? "-"
+                                : f.latency().getValueAtPercentile(50)
+                                        + " / "
+                                        + f.latency().getValueAtPercentile(99),
+                        f == null || f.rowsWritten() < 0 ? "-" : Numbers.count(f.rowsWritten()),
+                        f == null
+                                ? "-"
+                                : String.format(
+                                        Locale.ROOT,
+                                        "%.0f (JVM %.0f, PG %.0f)",
+                                        f.machineCpuPerMillion(),
+                                        f.jvmCpuPerMillion(),
+                                        f.postgresCpuPerMillion()),
+                        r.verified() == null ? "-" : r.verified() ? "yes" : "NO");
+            }
+            Double ratio = ratio();
+            Double ratioDuck = ratioDuckDb();
+            out.printf(
+                    Locale.ROOT,
+                    "ratio cdc-lab/standard, sustained changes/s: %s into PostgreSQL, %s into"
+                            + " DuckDB%n",
+                    ratio == null ? "n/a" : Numbers.fixed2(ratio) + "x",
+                    ratioDuck == null ? "n/a" : Numbers.fixed2(ratioDuck) + "x");
+        }
+
+        private static Double ratio(ArmResult ours, ArmResult baseline) {
+            if (ours.ladder() == null || baseline.ladder() == null) {
+                return null;
+            }
+            var o = ours.ladder().best();
+            var b = baseline.ladder().best();
+            if (o.isEmpty() || b.isEmpty()) {
+                return null;
+            }
+            return Numbers.round3(o.get().changesPerSecond() / b.get().changesPerSecond());
+        }
+    }
+
+    private static final List<Arm> ARMS =
+            List.of(
+                    new Arm(
+                            "baseline",
+                            "standard: Debezium -> Kafka -> Debezium JDBC sink -> PostgreSQL",
+                            "standard (JDBC sink) -> PostgreSQL"),
+                    new Arm(
+                            "ours",
+                            "cdc-lab: Debezium -> Kafka -> net changes -> PostgreSQL",
+                            "cdc-lab -> PostgreSQL"),
+                    new Arm(
+                            "ours_duckdb",
+                            "cdc-lab: Debezium -> Kafka -> net changes -> DuckDB",
+                            "cdc-lab -> DuckDB"));
+
+    private final Settings settings;
+    private final Consumer<AutoCloseable> closeOnShutdown;
+
+    private Comparison(Settings settings, Consumer<AutoCloseable> closeOnShutdown) {
+        this.settings = settings;
+        this.closeOnShutdown = closeOnShutdown;
+    }
+
+    /**
+     * Runs every arm in a directory of its own under {@code work}, printing progress to {@code
+     * out}; an arm that fails is reported as such and the next one runs.
+     *
+     * @param closeOnShutdown takes each arm once started, so a stopped process closes it
+     */
+    public static Result run(
+            Settings settings,
+            Path work,
+            String runId,
+            PrintStream out,
+            Consumer<AutoCloseable> closeOnShutdown) {
+        Comparison c = new Comparison(settings, closeOnShutdown);
+        List<ArmResult> results = new ArrayList<>();
+        for (int i = 0; i < ARMS.size(); i++) {
+            Arm arm = ARMS.get(i);
+            out.printf(Locale.ROOT, "%n[%d/%d] %s%n", i + 1, ARMS.size(), arm.label());
+            results.add(c.runArm(arm, work.resolve(arm.key()), runId + i, out));
+        }
+        return new Result(results);
+    }
+
+    /** Creates the workload's tables and loads its prefill, before capture starts. */
+    public static void prepare(Workload wl, Connection connection) throws Exception {
+        try (Connection c = connection) {
+            wl.createSchema(c);
+            wl.prefill(c, n -> {});
+        }
+    }
+
+    private BenchTarget start(Arm arm, Path dir, String id) {
+        Workload wl = settings.workload();
+        return switch (arm.key()) {
+            case "baseline" ->
+                    StandardPipeline.start(
+                            new StandardPipeline.Settings(
+                                    dir,
+                                    id,
+                                    settings.durable(),
+                                    src -> prepare(wl, src.connect()),
+                                    settings.captureSettings(),
+                                    wl.tables(),
+                                    GENERATOR_COLUMN,
+                                    settings.standardTasks()));
+            case "ours" -> startOurs(dir, id, true);
+            default -> startOurs(dir, id, false);
+        };
+    }
+
+    private BenchTarget startOurs(Path dir, String id, boolean postgres) {
+        Workload wl = settings.workload();
+        WarehouseServer wh =
+                postgres
+                        ? WarehouseServer.start(
+                                dir.resolve("warehouse-postgres"),
+                                dir.resolve("logs/warehouse-postgres.log"),
+                                settings.durable())
+                        : null;
+        try {
+            Pipeline.Builder b =
+                    Pipeline.builder()
+                            .workDir(dir)
+                            .runId(id)
+                            .shutdownHooks(false)
+                            .beforeCapture(src -> prepare(wl, src.connect()));
+            settings.ours().apply(b);
+            Map<String, Object> s = new LinkedHashMap<>(settings.oursSettings());
+            if (wh != null) {
+                b.warehouseUrl(wh.jdbcUrl())
+                        .sink("warehouse.user", wh.user())
+                        .sink("warehouse.password", wh.password());
+                s.put("warehouse", "postgresql");
+                s.put("warehouse_settings", wh.settings());
+            }
+            Pipeline p = b.start();
+            PipelineTarget t =
+                    new PipelineTarget(
+                            postgres ? "cdc-lab -> postgresql" : "cdc-lab -> duckdb",
+                            p,
+                            wh,
+                            wl.tables(),
+                            GENERATOR_COLUMN,
+                            s);
+            s.put("source_settings", p.sourceSettings());
+            p.awaitCaughtUp(Duration.ofMinutes(10));
+            return t;
+        } catch (RuntimeException e) {
+            if (wh != null) {
+                wh.close();
+            }
+            throw e;
+        }
+    }
+
+    private ArmResult runArm(Arm arm, Path dir, String id, PrintStream out) {
+        long t0 = System.nanoTime();
+        BenchTarget target = null;
+        try {
+            Files.createDirectories(dir.resolve("logs"));
+            target = start(arm, dir, id);
+            closeOnShutdown.accept(target);
+            double startSeconds = (System.nanoTime() - t0) / 1e9;
+            out.printf(
+                    Locale.ROOT,
+                    "up and caught up with the prefill in %s s%n",
+                    Numbers.fixed2(startSeconds));
+            RateLadder.Result r =
+                    new RateLadder(settings.plan())
+                            .run(target, settings.workload(), StepTable.printer(out));
+            Boolean verified = null;
+            if (r.caughtUp()) {
+                VerificationResult v = target.verify();
+                verified = v.matches();
+                out.println((v.matches() ? "verified: " : "NOT verified: ") + v.summary());
+            } else {
+                out.println("not verified: the warehouse did not catch up");
+            }
+            return new ArmResult(arm, r, verified, null, startSeconds, target.settings());
+        } catch (Exception e) {
+            String msg = OneLineError.of(e);
+            out.println("failed: " + msg);
+            return new ArmResult(
+                    arm,
+                    null,
+                    null,
+                    msg,
+                    (System.nanoTime() - t0) / 1e9,
+                    target == null ? Map.of() : target.settings());
+        } finally {
+            if (target != null) {
+                target.close();
+            }
+        }
+    }
+}
