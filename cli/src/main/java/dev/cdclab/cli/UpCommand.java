@@ -176,7 +176,7 @@ final class UpCommand implements Callable<Integer> {
                 () -> {
                     if (p.streams() == null || p.sink() == null) {
                         return "capture running; stages outside this process: "
-                                + p.settings().without().toString().toLowerCase(Locale.ROOT);
+                                + p.spec().without().toString().toLowerCase(Locale.ROOT);
                     }
                     var ns = p.streams().stats();
                     var ss = p.sink().stats();

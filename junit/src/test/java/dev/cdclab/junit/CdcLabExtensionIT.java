@@ -39,7 +39,7 @@ class CdcLabExtensionIT {
     @Order(1)
     void eachTestHasAPipelineOfItsOwnWithTheBuilderSettings() throws Exception {
         assertThat(RUN_IDS.add(lab.pipeline().runId())).isTrue();
-        var settings = lab.pipeline().settings();
+        var settings = lab.pipeline().spec();
         assertThat(settings.interval()).isEqualTo(Duration.ofMillis(250));
         assertThat(settings.mode()).isEqualTo(NetChangeMode.ALL_WITH_MERGE);
         assertThat(settings.partitions()).isEqualTo(2);

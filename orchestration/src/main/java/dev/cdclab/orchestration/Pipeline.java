@@ -6,8 +6,6 @@ import dev.cdclab.capture.ConnectRestClient;
 import dev.cdclab.capture.DebeziumConnectorConfig;
 import dev.cdclab.change.NetChangeMode;
 import dev.cdclab.config.RunNames;
-import dev.cdclab.config.SourceKind;
-import dev.cdclab.orchestration.infra.InfraKind;
 import dev.cdclab.orchestration.infra.InfraSpec;
 import dev.cdclab.orchestration.infra.Infrastructure;
 import dev.cdclab.orchestration.infra.SourceEndpoint;
@@ -61,7 +59,7 @@ public final class Pipeline implements AutoCloseable {
         SINK
     }
 
-    private final Builder settings;
+    private final PipelineSpec spec;
     private final Deque<AutoCloseable> started = new ArrayDeque<>();
     private final Map<String, Long> startupMillis = new LinkedHashMap<>();
     private final DiskGuard disk;
@@ -78,9 +76,9 @@ public final class Pipeline implements AutoCloseable {
     private Map<String, String> sourceSettings;
     private volatile boolean closed;
 
-    private Pipeline(Builder b) {
-        this.settings = b;
-        this.disk = new DiskGuard(b.workDir, b.minFreeDisk);
+    private Pipeline(PipelineSpec spec) {
+        this.spec = spec;
+        this.disk = new DiskGuard(spec.workDir(), spec.minFreeDisk());
     }
 
     public static Builder builder() {
@@ -104,57 +102,34 @@ public final class Pipeline implements AutoCloseable {
     }
 
     private void startParts() throws Exception {
-        Path work = settings.workDir.toAbsolutePath();
+        Path work = spec.workDir().toAbsolutePath();
         Files.createDirectories(work);
         disk.check();
-        String id = settings.runId;
+        String id = spec.runId();
         long t0 = System.nanoTime();
         infra =
-                settings.infra.start(
-                        new InfraSpec.Context(
-                                work,
-                                id,
-                                settings.durable,
-                                settings.sourcePort,
-                                settings.kafkaPort,
-                                settings.shutdownHooks));
+                spec.infrastructure()
+                        .start(
+                                new InfraSpec.Context(
+                                        work,
+                                        id,
+                                        spec.durable(),
+                                        spec.sourcePort(),
+                                        spec.kafkaPort(),
+                                        spec.shutdownHooks()));
         started.push(infra);
         phase("infrastructure", t0);
 
         t0 = System.nanoTime();
         SourceEndpoint src = infra.source();
         RunNames names = names();
-        var captureBuilder =
-                CaptureConfig.builder()
-                        .set(CaptureConfig.SOURCE_KIND, src.kind())
-                        .set(CaptureConfig.HOST, src.host())
-                        .set(CaptureConfig.PORT, src.port())
-                        .set(CaptureConfig.DATABASE, src.database())
-                        .set(CaptureConfig.USER, src.user())
-                        .set(CaptureConfig.PASSWORD, src.password())
-                        .set(CaptureConfig.CONNECTOR_NAME, names.connectorName())
-                        .set(CaptureConfig.TOPIC_PREFIX, names.topicPrefix())
-                        .set(CaptureConfig.SLOT, names.slot())
-                        .set(CaptureConfig.PUBLICATION, names.publication())
-                        .set(CaptureConfig.PARTITIONS, settings.partitions)
-                        .set(CaptureConfig.HEARTBEAT, settings.heartbeat)
-                        .set(CaptureConfig.KAFKA_BOOTSTRAP_SERVERS, infra.kafkaBootstrapServers());
-        if (infra.kind() == InfraKind.EMBEDDED && src.kind() == SourceKind.POSTGRES) {
-            // the embedded source is ours: capture runs there as a least-privilege role
-            captureBuilder.set(CaptureConfig.CAPTURE_ROLE, "cdclab_capture");
-        }
-        if (infra.kind() != InfraKind.EXTERNAL && src.kind() == SourceKind.POSTGRES) {
-            // a source started for the run (or a test's container): tables without a key get
-            // REPLICA IDENTITY FULL, so publishing them never fails the application's statements
-            captureBuilder.set(CaptureConfig.KEYLESS_TABLES, CaptureConfig.KeylessTables.FULL);
-        }
-        capture = new CaptureConfig(captureBuilder.setAll(settings.captureOverrides).build());
+        capture = StageConfigs.capture(spec, infra.kind(), src, infra.kafkaBootstrapServers());
 
         captureSource = CaptureSource.of(capture);
         // fail fast, before a long prefill, when the source cannot be captured at all
         captureSource.check();
-        if (settings.initializer != null) {
-            settings.initializer.initialize(src);
+        if (spec.initializer() != null) {
+            spec.initializer().initialize(src);
         }
         // after the initializer: SQL Server enables CDC on the tables that exist then
         captureSource.prepare();
@@ -175,26 +150,9 @@ public final class Pipeline implements AutoCloseable {
         }
 
         t0 = System.nanoTime();
-        NetChangeConfig nc =
-                new NetChangeConfig(
-                        NetChangeConfig.builder()
-                                .set(
-                                        NetChangeConfig.BOOTSTRAP_SERVERS,
-                                        infra.kafkaBootstrapServers())
-                                .set(NetChangeConfig.APPLICATION_ID, appId)
-                                .set(NetChangeConfig.TOPIC_PREFIX, names.topicPrefix())
-                                .set(NetChangeConfig.NET_CHANGES_TOPIC, names.netChangeTopic())
-                                .set(NetChangeConfig.INTERVAL, settings.interval)
-                                .set(NetChangeConfig.GRACE, settings.grace)
-                                .set(NetChangeConfig.MODE, settings.mode)
-                                .set(NetChangeConfig.PARTITIONS, settings.partitions)
-                                .set(NetChangeConfig.GUARANTEE, settings.guarantee)
-                                .set(NetChangeConfig.STATE_DIR, work.resolve("streams").toString())
-                                .set("kafka.producer.compression.type", "none")
-                                .setAll(settings.streamsOverrides)
-                                .build());
+        NetChangeConfig nc = StageConfigs.streams(spec, infra.kafkaBootstrapServers());
         netChangeConfig = nc;
-        if (!settings.without.contains(Stage.STREAMS)) {
+        if (!spec.without().contains(Stage.STREAMS)) {
             streams = new NetChangeApp(nc);
             started.push(streams);
             streams.start(Duration.ofSeconds(60));
@@ -202,17 +160,9 @@ public final class Pipeline implements AutoCloseable {
         }
 
         t0 = System.nanoTime();
-        SinkConfig sc =
-                new SinkConfig(
-                        SinkConfig.builder()
-                                .set(SinkConfig.BOOTSTRAP_SERVERS, infra.kafkaBootstrapServers())
-                                .set(SinkConfig.GROUP_ID, names.sinkGroupId())
-                                .set(SinkConfig.TOPIC, names.netChangeTopic())
-                                .set(SinkConfig.WAREHOUSE_URL, warehouseUrl())
-                                .setAll(settings.sinkOverrides)
-                                .build());
+        SinkConfig sc = StageConfigs.sink(spec, infra.kafkaBootstrapServers());
         sinkConfig = sc;
-        if (!settings.without.contains(Stage.SINK)) {
+        if (!spec.without().contains(Stage.SINK)) {
             sink = new WarehouseSink(sc);
             started.push(sink);
             sink.start(Duration.ofSeconds(30));
@@ -236,7 +186,7 @@ public final class Pipeline implements AutoCloseable {
         }
         rest.put(name, connectorConfig);
         rest.awaitRunning(name, Duration.ofSeconds(60));
-        captureSource.awaitStreaming(settings.streamingTimeout);
+        captureSource.awaitStreaming(spec.streamingTimeout());
         phase("capture", t0);
         LOG.info(
                 "Pipeline {} up on {} infrastructure: source {}, kafka {}, connect {}, warehouse {}",
@@ -486,22 +436,21 @@ public final class Pipeline implements AutoCloseable {
 
     /** JDBC URL of the warehouse. */
     public String warehouseUrl() {
-        return settings.warehouseUrl != null
-                ? settings.warehouseUrl
-                : "jdbc:duckdb:" + settings.workDir.toAbsolutePath().resolve("warehouse.duckdb");
+        return spec.resolvedWarehouseUrl();
     }
 
     public String runId() {
-        return settings.runId;
+        return spec.runId();
     }
 
     /** The names of this run's topics, slot, publication, groups and connector. */
     public RunNames names() {
-        return RunNames.of(settings.runId);
+        return spec.names();
     }
 
-    public Builder settings() {
-        return settings;
+    /** What this pipeline is. */
+    public PipelineSpec spec() {
+        return spec;
     }
 
     /** A new connection to the source, as the pipeline's source user. */
@@ -725,8 +674,34 @@ public final class Pipeline implements AutoCloseable {
             return java.util.Collections.unmodifiableSet(without);
         }
 
+        /** The specification, fixed: later changes to this builder do not reach it. */
+        public PipelineSpec spec() {
+            return new PipelineSpec(
+                    infra,
+                    workDir,
+                    runId,
+                    warehouseUrl,
+                    partitions,
+                    interval,
+                    grace,
+                    heartbeat,
+                    mode,
+                    guarantee,
+                    durable,
+                    shutdownHooks,
+                    sourcePort,
+                    kafkaPort,
+                    streamingTimeout,
+                    minFreeDisk,
+                    initializer,
+                    captureOverrides,
+                    streamsOverrides,
+                    sinkOverrides,
+                    without);
+        }
+
         public Pipeline build() {
-            return new Pipeline(this);
+            return new Pipeline(spec());
         }
 
         /** Builds and starts. */

@@ -60,7 +60,7 @@ public final class AdminServer implements AutoCloseable {
     private void status(HttpExchange x) throws IOException {
         Map<String, Object> m = new LinkedHashMap<>();
         if (pipeline.streams() == null || pipeline.sink() == null) {
-            m.put("stages_outside", pipeline.settings().without());
+            m.put("stages_outside", pipeline.spec().without());
             respond(x, 200, m);
             return;
         }
