@@ -423,31 +423,27 @@ public final class ExperimentRunner {
         var verification = failure == null ? p.verify() : null;
         var ns = p.streams().stats();
         var ss = p.sink().stats();
-        return new PhaseEngine.Measurement(
-                load.stats(),
-                load.elapsedSeconds(),
-                0,
-                0,
-                ns.rawChanges() - ns.snapshotChanges(),
-                ss.netChanges(),
-                ns.vanished(),
-                ns.late(),
-                ns.deadLetters() + ss.deadLettered(),
-                ss.rowsWritten(),
-                ss.batches(),
-                List.of(),
-                catchUp,
-                failure,
-                verification,
-                List.of(),
-                -1,
-                -1,
-                cpu,
-                java.lang.management.ManagementFactory.getMemoryMXBean()
-                        .getHeapMemoryUsage()
-                        .getUsed(),
-                PhaseEngine.rss(),
-                p.sink().latency().endToEnd());
+        return PhaseEngine.Measurement.builder()
+                .load(load.stats())
+                .loadSeconds(load.elapsedSeconds())
+                .capturedChanges(ns.rawChanges() - ns.snapshotChanges())
+                .netApplied(ss.netChanges())
+                .vanished(ns.vanished())
+                .late(ns.late())
+                .deadLetters(ns.deadLetters() + ss.deadLettered())
+                .rowsWritten(ss.rowsWritten())
+                .batches(ss.batches())
+                .catchUpSeconds(catchUp)
+                .catchUpFailure(failure)
+                .verification(verification)
+                .cpu(cpu)
+                .heapPeakBytes(
+                        java.lang.management.ManagementFactory.getMemoryMXBean()
+                                .getHeapMemoryUsage()
+                                .getUsed())
+                .rssPeakBytes(PhaseEngine.rss())
+                .latency(p.sink().latency().endToEnd())
+                .build();
     }
 
     /** The load's tx/s over the seconds the snapshot ran, NaN when it did not complete. */

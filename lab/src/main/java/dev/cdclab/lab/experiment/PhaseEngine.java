@@ -110,6 +110,173 @@ public final class PhaseEngine {
         public boolean caughtUp() {
             return catchUpFailure == null;
         }
+
+        /** A measurement built by name: what a run did not measure keeps its "none" value. */
+        public static Builder builder() {
+            return new Builder();
+        }
+
+        /** Builds a {@link Measurement}: counters default to 0, sizes to -1 (not measured). */
+        public static final class Builder {
+            private LoadStats load;
+            private double loadSeconds = 0;
+            private long warmupTransactions = 0;
+            private long warmupChanges = 0;
+            private long capturedChanges = 0;
+            private long netApplied = 0;
+            private long vanished = 0;
+            private long late = 0;
+            private long deadLetters = 0;
+            private long rowsWritten = 0;
+            private long batches = 0;
+            private List<RunReport.TableCounts> tables = List.of();
+            private double catchUpSeconds = 0;
+            private RuntimeException catchUpFailure;
+            private VerificationResult verification;
+            private List<SecondSample> samples = List.of();
+            private long walWrittenBytes = -1;
+            private long walRetainedPeakBytes = -1;
+            private CpuMeter.Usage cpu;
+            private long heapPeakBytes = -1;
+            private long rssPeakBytes = -1;
+            private Histogram latency;
+
+            public Builder load(LoadStats v) {
+                this.load = v;
+                return this;
+            }
+
+            public Builder loadSeconds(double v) {
+                this.loadSeconds = v;
+                return this;
+            }
+
+            public Builder warmupTransactions(long v) {
+                this.warmupTransactions = v;
+                return this;
+            }
+
+            public Builder warmupChanges(long v) {
+                this.warmupChanges = v;
+                return this;
+            }
+
+            public Builder capturedChanges(long v) {
+                this.capturedChanges = v;
+                return this;
+            }
+
+            public Builder netApplied(long v) {
+                this.netApplied = v;
+                return this;
+            }
+
+            public Builder vanished(long v) {
+                this.vanished = v;
+                return this;
+            }
+
+            public Builder late(long v) {
+                this.late = v;
+                return this;
+            }
+
+            public Builder deadLetters(long v) {
+                this.deadLetters = v;
+                return this;
+            }
+
+            public Builder rowsWritten(long v) {
+                this.rowsWritten = v;
+                return this;
+            }
+
+            public Builder batches(long v) {
+                this.batches = v;
+                return this;
+            }
+
+            public Builder tables(List<RunReport.TableCounts> v) {
+                this.tables = v;
+                return this;
+            }
+
+            public Builder catchUpSeconds(double v) {
+                this.catchUpSeconds = v;
+                return this;
+            }
+
+            public Builder catchUpFailure(RuntimeException v) {
+                this.catchUpFailure = v;
+                return this;
+            }
+
+            public Builder verification(VerificationResult v) {
+                this.verification = v;
+                return this;
+            }
+
+            public Builder samples(List<SecondSample> v) {
+                this.samples = v;
+                return this;
+            }
+
+            public Builder walWrittenBytes(long v) {
+                this.walWrittenBytes = v;
+                return this;
+            }
+
+            public Builder walRetainedPeakBytes(long v) {
+                this.walRetainedPeakBytes = v;
+                return this;
+            }
+
+            public Builder cpu(CpuMeter.Usage v) {
+                this.cpu = v;
+                return this;
+            }
+
+            public Builder heapPeakBytes(long v) {
+                this.heapPeakBytes = v;
+                return this;
+            }
+
+            public Builder rssPeakBytes(long v) {
+                this.rssPeakBytes = v;
+                return this;
+            }
+
+            public Builder latency(Histogram v) {
+                this.latency = v;
+                return this;
+            }
+
+            public Measurement build() {
+                return new Measurement(
+                        load,
+                        loadSeconds,
+                        warmupTransactions,
+                        warmupChanges,
+                        capturedChanges,
+                        netApplied,
+                        vanished,
+                        late,
+                        deadLetters,
+                        rowsWritten,
+                        batches,
+                        tables,
+                        catchUpSeconds,
+                        catchUpFailure,
+                        verification,
+                        samples,
+                        walWrittenBytes,
+                        walRetainedPeakBytes,
+                        cpu,
+                        heapPeakBytes,
+                        rssPeakBytes,
+                        latency);
+            }
+        }
     }
 
     private final Plan plan;
@@ -338,29 +505,33 @@ public final class PhaseEngine {
                     }
                 }
             }
-            return new Measurement(
-                    ls,
-                    r.elapsedSeconds(),
-                    warmupTx,
-                    ns == null ? 0 : captured0 - ns.snapshotChanges(),
-                    ns == null ? 0 : ns.rawChanges() - captured0,
-                    ss == null ? 0 : ss.netChanges() - net0,
-                    ns == null ? 0 : ns.vanished() - vanished0,
-                    ns == null ? 0 : ns.late() - late0,
-                    ns == null ? 0 : ns.deadLetters() + ss.deadLettered() - dead0,
-                    ss == null ? 0 : ss.rowsWritten() - rows0,
-                    ss == null ? 0 : ss.batches() - batches0,
-                    tables,
-                    catchUp,
-                    catchUpFailure,
-                    verification,
-                    List.copyOf(samples),
-                    walStart < 0 || walEnd < 0 ? -1 : walEnd - walStart,
-                    sampler.walRetainedPeak,
-                    cpu,
-                    sampler.heapPeak,
-                    sampler.rssPeak,
-                    pipeline == null ? null : pipeline.sink().latency().endToEnd());
+            Measurement.Builder m =
+                    Measurement.builder()
+                            .load(ls)
+                            .loadSeconds(r.elapsedSeconds())
+                            .warmupTransactions(warmupTx)
+                            .tables(tables)
+                            .catchUpSeconds(catchUp)
+                            .catchUpFailure(catchUpFailure)
+                            .verification(verification)
+                            .samples(List.copyOf(samples))
+                            .walWrittenBytes(walStart < 0 || walEnd < 0 ? -1 : walEnd - walStart)
+                            .walRetainedPeakBytes(sampler.walRetainedPeak)
+                            .cpu(cpu)
+                            .heapPeakBytes(sampler.heapPeak)
+                            .rssPeakBytes(sampler.rssPeak);
+            if (pipeline != null) {
+                m.warmupChanges(captured0 - ns.snapshotChanges())
+                        .capturedChanges(ns.rawChanges() - captured0)
+                        .netApplied(ss.netChanges() - net0)
+                        .vanished(ns.vanished() - vanished0)
+                        .late(ns.late() - late0)
+                        .deadLetters(ns.deadLetters() + ss.deadLettered() - dead0)
+                        .rowsWritten(ss.rowsWritten() - rows0)
+                        .batches(ss.batches() - batches0)
+                        .latency(pipeline.sink().latency().endToEnd());
+            }
+            return m.build();
         }
     }
 
