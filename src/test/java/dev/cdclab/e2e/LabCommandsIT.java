@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -80,6 +81,10 @@ class LabCommandsIT {
         assertThat(row.get("tx_per_s_capture_off").asDouble()).isPositive();
         assertThat(row.get("tx_per_s_capture_on").asDouble()).isPositive();
         assertThat(row.get("verified").asBoolean()).isTrue();
+        // the two runs are an experiment's two cells, with its results and report
+        Path cells = Path.of(new ObjectMapper().readTree(json.toFile()).get("experiment").asText());
+        assertThat(Files.readAllLines(cells.resolve("results.csv"))).hasSize(3);
+        assertThat(cells.resolve("report.html")).exists();
         assertThat(out)
                 .contains("fsync=on")
                 .contains("pipeline source=postgres interval=transaction net_changes=all");

@@ -1,20 +1,15 @@
 package dev.cdclab.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.cdclab.config.Durations;
 import dev.cdclab.format.JsonText;
 import dev.cdclab.format.Numbers;
-import dev.cdclab.lab.experiment.PhaseEngine;
-import dev.cdclab.lab.report.InfraDescription;
+import dev.cdclab.lab.experiment.ExperimentRunner;
+import dev.cdclab.lab.experiment.ExperimentSpec;
 import dev.cdclab.lab.report.Machine;
-import dev.cdclab.load.workload.Workload;
-import dev.cdclab.orchestration.Pipeline;
-import dev.cdclab.orchestration.infra.InfraSpec;
-import dev.cdclab.orchestration.infra.SourceEndpoint;
-import dev.cdclab.orchestration.infra.SourceService;
-import dev.cdclab.orchestration.verify.VerificationResult;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -22,7 +17,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -46,6 +40,9 @@ import picocli.CommandLine.Option;
                     + " --duration 15s)."
         })
 final class OverheadCommand implements Callable<Integer> {
+    /** The experiment factor that runs a cell on the source alone. */
+    private static final String CAPTURE = "capture.enabled";
+
     @Mixin WorkloadKnobs knobs;
 
     @Option(
@@ -85,11 +82,18 @@ final class OverheadCommand implements Callable<Integer> {
 
     @Mixin PipelineOptions pipelineOptions;
 
-    /** One run's numbers. */
-    record Measured(double txPerSecond, double changesPerSecond, Histogram txLatencyUs) {}
-
     @Override
     public Integer call() throws Exception {
+        for (String k : pipelineOptions.overrides.keySet()) {
+            if (k.toLowerCase(Locale.ROOT).contains("password")) {
+                // the settings go into the experiment's file, and a secret must not
+                throw new IllegalArgumentException(
+                        "-D "
+                                + k
+                                + ": overhead writes its settings to a file; give the password in"
+                                + " CDCLAB_SOURCE_PASSWORD or CDCLAB_WAREHOUSE_PASSWORD instead");
+            }
+        }
         for (String w : workloads) {
             knobs.create(w, pipelineOptions.source);
         }
@@ -106,81 +110,116 @@ final class OverheadCommand implements Callable<Integer> {
                 Durations.format(warmup),
                 Durations.format(duration),
                 Machine.oneLine());
+        Path file = work.resolve("overhead.yaml");
+        Files.writeString(file, ExperimentSpec.yaml(experiment()));
+        ExperimentSpec spec = ExperimentSpec.read(file, ExperimentSpec.Scale.FILE);
+        Path results = work.resolve("experiment");
+        new ExperimentRunner(spec, file, results, out, Commands::closeOnShutdown).run(false);
+        return report(results, out);
+    }
+
+    /**
+     * The experiment: every workload with capture off (the source alone) and on (the whole
+     * pipeline), each on a fresh source with these options.
+     */
+    private Map<String, Object> experiment() {
+        Map<String, Object> load = new LinkedHashMap<>();
+        load.put("rate", rate);
+        load.put("threads", knobs.threads);
+        load.put("prefill", knobs.prefill);
+        load.put("seed", knobs.seed);
+        load.put("tx-size", knobs.txSize);
+        load.put("filled-columns", knobs.filledColumns);
+        load.put("hot-keys", knobs.hotKeys);
+        Map<String, Object> factors = new LinkedHashMap<>();
+        factors.put("workload.name", workloads);
+        factors.put(CAPTURE, List.of(false, true));
+        Map<String, Object> tree = new LinkedHashMap<>();
+        tree.put("name", "overhead");
+        tree.put("description", "what capture costs each workload: capture off, then on");
+        tree.put("workload", load);
+        tree.put(
+                "phases",
+                Map.of(
+                        "warmup", Durations.format(warmup),
+                        "measure", Durations.format(duration),
+                        "drain", "10m"));
+        tree.put("factors", factors);
+        tree.put("constants", pipelineOptions.asExperimentSettings());
+        return tree;
+    }
+
+    /** Prints and writes the capture-off/on comparison from the cells' summaries. */
+    private int report(Path results, PrintStream out) throws Exception {
+        Map<String, Map<Boolean, JsonNode>> cells = new LinkedHashMap<>();
+        workloads.forEach(w -> cells.put(w, new LinkedHashMap<>()));
+        try (var dirs = Files.list(results.resolve("cells"))) {
+            for (Path d : dirs.sorted().toList()) {
+                Path summary = d.resolve("summary.json");
+                if (Files.exists(summary)) {
+                    JsonNode n = JsonText.read(summary);
+                    cells.computeIfAbsent(
+                                    n.path("levels").path("workload.name").asText(),
+                                    k -> new LinkedHashMap<>())
+                            .put(n.path("capture").asBoolean(), n);
+                }
+            }
+        }
+        out.println();
         out.println(
                 "workload   | tx/s capture off | tx/s capture on | overhead | changes/s on | tx p99 off/on ms | e2e p50 / p99 ms | catch-up s | verified");
         List<Map<String, Object>> rows = new ArrayList<>();
         boolean allVerified = true;
-        Map<String, String> settings = null;
-        Map<String, Object> infra = null;
-        String infraLine = null;
-        for (String name : workloads) {
-            Workload wl = knobs.create(name, pipelineOptions.source);
-            String cellId = (runId + name).toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]", "");
-            Measured off = captureOff(wl, work.resolve(name + "-off"), cellId + "off");
-            Path on = work.resolve(name + "-on");
-            Pipeline.Builder b =
-                    Pipeline.builder()
-                            .workDir(on)
-                            .runId(cellId)
-                            .shutdownHooks(false)
-                            .beforeCapture(
-                                    src -> {
-                                        try (Connection c = src.connect()) {
-                                            wl.createSchema(c);
-                                            wl.prefill(c, n -> {});
-                                        }
-                                    });
-            pipelineOptions.apply(b);
-            Pipeline p = b.build();
-            Commands.closeOnShutdown(p);
-            Measured onRun;
-            double catchUp;
-            Histogram e2e;
-            VerificationResult v;
-            try {
-                p.start();
-                p.awaitCaughtUp(Duration.ofMinutes(10));
-                settings = p.sourceSettings();
-                infra = InfraDescription.asMap(p.infrastructure());
-                infraLine = InfraDescription.line(p.infrastructure());
-                PhaseEngine.Measurement m = PhaseEngine.onPipeline(plan(wl), p, null).run();
-                if (!m.caughtUp()) {
-                    throw m.catchUpFailure();
-                }
-                onRun = measured(m);
-                catchUp = m.catchUpSeconds();
-                e2e = m.latency();
-                v = m.verification();
-            } finally {
-                p.close();
+        JsonNode anyOn = null;
+        for (var e : cells.entrySet()) {
+            JsonNode offCell = e.getValue().get(false);
+            JsonNode onCell = e.getValue().get(true);
+            if (offCell == null || onCell == null) {
+                out.printf(Locale.ROOT, "%-10s | failed (see %s)%n", e.getKey(), results);
+                allVerified = false;
+                continue;
             }
-            allVerified &= v.matches();
-            double overhead = (off.txPerSecond() - onRun.txPerSecond()) / off.txPerSecond() * 100;
+            anyOn = onCell;
+            JsonNode off = offCell.path("metrics");
+            JsonNode on = onCell.path("metrics");
+            double txOff = off.path("tx_per_s").asDouble();
+            double txOn = on.path("tx_per_s").asDouble();
+            double overhead = (txOff - txOn) / txOff * 100;
+            double changesOn =
+                    on.path("source_changes").asDouble()
+                            * txOn
+                            / Math.max(1, on.path("transactions").asDouble());
+            boolean verified = on.path("verified").asBoolean(false);
+            allVerified &= verified;
             out.printf(
                     Locale.ROOT,
-                    "%-10s | %16s | %15s | %7.1f%% | %12s | %7.1f / %6.1f | %6d / %6d | %10s | %s%n",
-                    name,
-                    Numbers.rate(off.txPerSecond()),
-                    Numbers.rate(onRun.txPerSecond()),
+                    "%-10s | %16s | %15s | %7.1f%% | %12s | %7.1f / %6.1f | %6.0f / %6.0f | %10s | %s%n",
+                    e.getKey(),
+                    Numbers.rate(txOff),
+                    Numbers.rate(txOn),
                     overhead,
-                    Numbers.rate(onRun.changesPerSecond()),
-                    off.txLatencyUs().getValueAtPercentile(99) / 1000.0,
-                    onRun.txLatencyUs().getValueAtPercentile(99) / 1000.0,
-                    e2e.getValueAtPercentile(50),
-                    e2e.getValueAtPercentile(99),
-                    Numbers.fixed2(catchUp),
-                    v.matches() ? "yes" : "NO: " + v.summary());
+                    Numbers.rate(changesOn),
+                    off.path("tx_p99_ms").asDouble(),
+                    on.path("tx_p99_ms").asDouble(),
+                    on.path("latency_p50_ms").asDouble(),
+                    on.path("latency_p99_ms").asDouble(),
+                    Numbers.fixed2(on.path("catch_up_s").asDouble()),
+                    verified ? "yes" : "NO: " + onCell.path("verification").asText("not verified"));
             Map<String, Object> row = new LinkedHashMap<>();
-            row.put("workload", name);
-            row.put("tx_per_s_capture_off", Numbers.round3(off.txPerSecond()));
-            row.put("tx_per_s_capture_on", Numbers.round3(onRun.txPerSecond()));
+            row.put("workload", e.getKey());
+            row.put("tx_per_s_capture_off", Numbers.round3(txOff));
+            row.put("tx_per_s_capture_on", Numbers.round3(txOn));
             row.put("overhead_percent", Numbers.round3(overhead));
-            row.put("changes_per_s_capture_on", Numbers.round3(onRun.changesPerSecond()));
-            row.put("tx_latency_ms_capture_off", Numbers.percentiles(off.txLatencyUs(), 1000));
-            row.put("tx_latency_ms_capture_on", Numbers.percentiles(onRun.txLatencyUs(), 1000));
-            row.put("commit_to_warehouse_ms", Numbers.percentiles(e2e, 1));
-            row.put("catch_up_s", catchUp);
-            row.put("verified", v.matches());
+            row.put("changes_per_s_capture_on", Numbers.round3(changesOn));
+            row.put("tx_p99_ms_capture_off", off.path("tx_p99_ms").asDouble());
+            row.put("tx_p99_ms_capture_on", on.path("tx_p99_ms").asDouble());
+            row.put(
+                    "commit_to_warehouse_ms",
+                    Map.of(
+                            "p50", on.path("latency_p50_ms").asDouble(),
+                            "p99", on.path("latency_p99_ms").asDouble()));
+            row.put("catch_up_s", on.path("catch_up_s").asDouble());
+            row.put("verified", verified);
             rows.add(row);
         }
         if (reportJson != null) {
@@ -191,45 +230,21 @@ final class OverheadCommand implements Callable<Integer> {
             m.put("duration", Durations.format(duration));
             m.put("results", rows);
             m.put("pipeline", pipelineOptions.settings());
-            m.put("source_settings", settings);
-            m.put("infrastructure", infra);
+            m.put("source_settings", anyOn == null ? null : anyOn.get("source_settings"));
+            m.put("infrastructure", anyOn == null ? null : anyOn.get("infrastructure"));
+            m.put("experiment", results.toString());
             m.put("machine", Machine.describe());
             JsonText.write(reportJson, m);
         }
         out.println("pipeline " + PipelineOptions.line(pipelineOptions.settings()));
-        if (settings != null) {
+        if (anyOn != null) {
+            Map<String, Object> settings = new LinkedHashMap<>();
+            anyOn.path("source_settings")
+                    .fields()
+                    .forEachRemaining(f -> settings.put(f.getKey(), f.getValue().asText()));
             out.println("source   " + PipelineOptions.line(settings));
-            out.println("infra    " + infraLine);
         }
+        out.println("cells    " + results);
         return allVerified ? 0 : CdcLab.VERIFY_FAILED;
-    }
-
-    private Measured captureOff(Workload wl, Path dir, String runId) throws Exception {
-        try (SourceService pg =
-                pipelineOptions
-                        .infraSpec()
-                        .startSource(
-                                new InfraSpec.Context(
-                                        dir, runId, pipelineOptions.durable, 0, 0, false))) {
-            SourceEndpoint src = pg.endpoint();
-            try (Connection c = src.connect()) {
-                wl.createSchema(c);
-                wl.prefill(c, n -> {});
-            }
-            return measured(PhaseEngine.onSource(plan(wl), src::connect).run());
-        }
-    }
-
-    private PhaseEngine.Plan plan(Workload wl) {
-        return new PhaseEngine.Plan(
-                wl, knobs.threads, rate, warmup, duration, 0, Duration.ofMinutes(10));
-    }
-
-    private static Measured measured(PhaseEngine.Measurement m) {
-        double secs = m.loadSeconds();
-        return new Measured(
-                m.load().transactions() / secs,
-                m.load().sourceChanges() / secs,
-                m.load().latency());
     }
 }

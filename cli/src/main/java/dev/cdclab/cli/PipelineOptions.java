@@ -1,6 +1,7 @@
 package dev.cdclab.cli;
 
 import dev.cdclab.change.NetChangeMode;
+import dev.cdclab.config.ConfigOption;
 import dev.cdclab.config.Durations;
 import dev.cdclab.config.SourceKind;
 import dev.cdclab.orchestration.Pipeline;
@@ -8,6 +9,7 @@ import dev.cdclab.orchestration.StageSettings;
 import dev.cdclab.orchestration.infra.InfraConfig;
 import dev.cdclab.orchestration.infra.InfraKind;
 import dev.cdclab.orchestration.infra.InfraSpec;
+import dev.cdclab.sink.SinkConfig;
 import dev.cdclab.streams.NetChangeConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -201,27 +203,59 @@ final class PipelineOptions {
     /** The infrastructure settings: -D infra.* keys, then the flags over them. */
     InfraConfig infraConfig() {
         if (infraConfig == null) {
-            var b = InfraConfig.builder().setAll(StageSettings.of(overrides).infra());
-            setIf(b, InfraConfig.KIND.key(), infra);
-            setIf(b, InfraConfig.POSTGRES_IMAGE.key(), postgresImage);
-            setIf(b, InfraConfig.SQLSERVER_IMAGE.key(), sqlserverImage);
-            setIf(b, InfraConfig.ACCEPT_SQLSERVER_EULA.key(), acceptSqlServerEula);
-            setIf(b, InfraConfig.KAFKA_CONTAINER.key(), kafkaContainer);
-            setIf(b, InfraConfig.KAFKA_IMAGE.key(), kafkaImage);
-            setIf(b, InfraConfig.SOURCE_JDBC_URL.key(), sourceJdbcUrl);
-            setIf(b, InfraConfig.SOURCE_USER.key(), sourceUser);
-            setIf(b, InfraConfig.SOURCE_PASSWORD_FILE.key(), sourcePasswordFile);
-            setIf(b, InfraConfig.BOOTSTRAP_SERVERS.key(), bootstrapServers);
-            setIf(b, InfraConfig.CONNECT_URL.key(), connectUrl);
-            infraConfig = new InfraConfig(b.build());
+            infraConfig = new InfraConfig(InfraConfig.builder().setAll(infraSettings()).build());
         }
         return infraConfig;
     }
 
-    private static void setIf(dev.cdclab.config.Configuration.Builder b, String key, Object v) {
+    /** The infrastructure settings as keys: -D infra.* first, the flags over them. */
+    private Map<String, String> infraSettings() {
+        Map<String, String> m = new LinkedHashMap<>(StageSettings.of(overrides).infra());
+        putIf(m, InfraConfig.KIND, infra);
+        putIf(m, InfraConfig.POSTGRES_IMAGE, postgresImage);
+        putIf(m, InfraConfig.SQLSERVER_IMAGE, sqlserverImage);
+        putIf(m, InfraConfig.ACCEPT_SQLSERVER_EULA, acceptSqlServerEula);
+        putIf(m, InfraConfig.KAFKA_CONTAINER, kafkaContainer);
+        putIf(m, InfraConfig.KAFKA_IMAGE, kafkaImage);
+        putIf(m, InfraConfig.SOURCE_JDBC_URL, sourceJdbcUrl);
+        putIf(m, InfraConfig.SOURCE_USER, sourceUser);
+        putIf(m, InfraConfig.SOURCE_PASSWORD_FILE, sourcePasswordFile);
+        putIf(m, InfraConfig.BOOTSTRAP_SERVERS, bootstrapServers);
+        putIf(m, InfraConfig.CONNECT_URL, connectUrl);
+        return m;
+    }
+
+    private static void putIf(Map<String, String> m, ConfigOption<?> option, Object v) {
         if (v != null) {
-            b.set(key, v.toString());
+            m.put(option.key(), v.toString());
         }
+    }
+
+    /**
+     * These options as an experiment's settings ({@code source.}, {@code streams.}, {@code sink.},
+     * {@code infra.} keys and every -D override), so a command can run its cells through the
+     * experiment engine with what the user chose.
+     */
+    Map<String, String> asExperimentSettings() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("source.kind", source.label());
+        m.put("source.durable", String.valueOf(durable));
+        m.put("streams.interval", Durations.format(interval));
+        m.put("streams.grace", Durations.format(grace));
+        m.put("streams.mode", mode.name().toLowerCase(Locale.ROOT));
+        m.put("streams.partitions", String.valueOf(partitions));
+        m.put("streams.processing.guarantee", guarantee.name().toLowerCase(Locale.ROOT));
+        if (warehouseUrl != null) {
+            m.put("sink." + SinkConfig.WAREHOUSE_URL.key(), warehouseUrl);
+        }
+        infraSettings().forEach((k, v) -> m.put("infra." + k, v));
+        overrides.forEach(
+                (k, v) -> {
+                    if (!k.startsWith("infra.")) {
+                        m.put(k, v);
+                    }
+                });
+        return m;
     }
 
     /** Where the services come from. */

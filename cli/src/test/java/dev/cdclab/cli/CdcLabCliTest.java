@@ -65,6 +65,22 @@ class CdcLabCliTest {
     }
 
     @Test
+    void overheadKeepsPasswordsOutOfItsExperimentFile() {
+        Result r =
+                run(
+                        "overhead",
+                        "--work-dir",
+                        dir.toString(),
+                        "-D",
+                        "sink.warehouse.password=hunter2");
+        assertThat(r.code()).isEqualTo(CdcLab.USAGE);
+        assertThat(r.err().strip())
+                .startsWith("cdc-lab: error: -D sink.warehouse.password: overhead writes")
+                .contains("CDCLAB_WAREHOUSE_PASSWORD")
+                .doesNotContain("hunter2");
+    }
+
+    @Test
     void compareRejectsWhatItCannotRunBeforeStartingAnything() {
         Result unknown = run("bench", "--compare", "flink", "--work-dir", dir.toString());
         assertThat(unknown.code()).isEqualTo(CdcLab.USAGE);

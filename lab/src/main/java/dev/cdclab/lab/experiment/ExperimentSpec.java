@@ -102,6 +102,18 @@ public record ExperimentSpec(
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
     /**
+     * An experiment file's text from its tree (the keys of a file: name, workload, phases, factors,
+     * constants, ...), for experiments a command composes.
+     */
+    public static String yaml(Map<String, Object> tree) {
+        try {
+            return YAML.writeValueAsString(tree);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot write as YAML: " + e.getMessage(), e);
+        }
+    }
+
+    /**
      * Reads and checks a file.
      *
      * @throws ConfigException naming the key and what is wrong with it
