@@ -6,6 +6,7 @@ import dev.cdclab.capture.ConnectRestClient;
 import dev.cdclab.change.Lsn;
 import dev.cdclab.chaos.Scenario.CheckFailed;
 import dev.cdclab.chaos.Scenario.Expect;
+import dev.cdclab.sink.WarehouseSink;
 import dev.cdclab.streams.NetChangeConfig;
 import dev.cdclab.wait.Poll;
 import java.io.StringReader;
@@ -22,6 +23,9 @@ import org.postgresql.PGConnection;
 
 /** The scenarios {@code cdc-lab chaos} runs, each motivated by a real CDC bug. */
 public final class Scenarios {
+    private static final String HALT_SINK_AFTER_4_COMMITS =
+            "-D" + WarehouseSink.FAULT_HALT_AFTER_COMMITS + "=4";
+
     private static final ChaosLab.Options DEFAULTS = ChaosLab.Options.defaults();
     private static final Map<String, Scenario> ALL = new LinkedHashMap<>();
 
@@ -57,7 +61,7 @@ public final class Scenarios {
                 "sink-halt-after-commit",
                 "the sink halts twice between its warehouse commit and its offset commit; deletes"
                         + " replayed stay deleted",
-                DEFAULTS.sinkJvm("-Dcdclab.fault.sink-halt-after-commits=4"),
+                DEFAULTS.sinkJvm(HALT_SINK_AFTER_4_COMMITS),
                 Expect.NO_LOSS,
                 Scenarios::sinkHaltAfterCommit);
         add(
@@ -285,7 +289,7 @@ public final class Scenarios {
             lab.fault("sink halted between a warehouse commit and its offset commit");
             sleep(1000);
             if (halt == 1) {
-                lab.restartSink("-Dcdclab.fault.sink-halt-after-commits=4");
+                lab.restartSink(HALT_SINK_AFTER_4_COMMITS);
             } else {
                 lab.restartSink();
             }

@@ -52,8 +52,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class WarehouseSink implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WarehouseSink.class);
-    private static final int HALT_AFTER_COMMITS =
-            Integer.getInteger("cdclab.fault.sink-halt-after-commits", 0);
+
+    /**
+     * Fault point for {@code cdc-lab chaos}, a system property: with {@code N > 0} the process
+     * halts right after its N-th warehouse commit, before committing that commit's offsets.
+     */
+    public static final String FAULT_HALT_AFTER_COMMITS = "cdclab.fault.sink-halt-after-commits";
+
+    private static final int HALT_AFTER_COMMITS = Integer.getInteger(FAULT_HALT_AFTER_COMMITS, 0);
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
     private final SinkConfig config;
@@ -506,14 +512,13 @@ public final class WarehouseSink implements AutoCloseable {
     }
 
     /**
-     * Fault injection for {@code cdc-lab chaos}: with {@code
-     * -Dcdclab.fault.sink-halt-after-commits=N} the process halts (no shutdown hook) right after
-     * its N-th warehouse commit, before the offsets of that commit are committed, so the restarted
-     * sink replays what is already in the warehouse.
+     * Fault injection for {@code cdc-lab chaos} ({@link #FAULT_HALT_AFTER_COMMITS}): the process
+     * halts (no shutdown hook) right after its N-th warehouse commit, before the offsets of that
+     * commit are committed, so the restarted sink replays what is already in the warehouse.
      */
     private void haltIfAsked() {
         if (HALT_AFTER_COMMITS > 0 && ++warehouseCommits >= HALT_AFTER_COMMITS) {
-            LOG.error("cdclab.fault.sink-halt-after-commits reached: halting");
+            LOG.error("{} reached: halting", FAULT_HALT_AFTER_COMMITS);
             Runtime.getRuntime().halt(137);
         }
     }
