@@ -1,0 +1,89 @@
+package dev.cdclab.lab.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Test;
+
+class ComparisonTest {
+
+    private static RateLadder.Step step(double target, double changesPerSecond, boolean sustained) {
+        Histogram h = new Histogram(3);
+        h.recordValue(80);
+        h.recordValue(150);
+        return new RateLadder.Step(
+                false,
+                target,
+                target,
+                changesPerSecond,
+                (long) (changesPerSecond * 10),
+                h,
+                h,
+                1.5,
+                sustained,
+                new CpuMeter.Usage(10, 6, 4),
+                10,
+                -1);
+    }
+
+    private static Comparison.ArmResult arm(String key, double... sustainedChangesPerSecond) {
+        List<RateLadder.Step> steps =
+                java.util.Arrays.stream(sustainedChangesPerSecond)
+                        .mapToObj(c -> step(c / 3.5, c, true))
+                        .toList();
+        return new Comparison.ArmResult(
+                new Comparison.Arm(key, key + " pipeline", key),
+                new RateLadder.Result(step(100, 350, true), steps),
+                true,
+                null,
+                5,
+                Map.of());
+    }
+
+    @Test
+    void theRatioIsOfTheHighestSustainedRates() {
+        Comparison.Result r =
+                new Comparison.Result(
+                        List.of(
+                                arm("baseline", 700, 1400),
+                                arm("ours", 2100),
+                                arm("ours_duckdb", 700)));
+        assertThat(r.ratio()).isEqualTo(1.5);
+        assertThat(r.ratioDuckDb()).isEqualTo(0.5);
+        assertThat(r.ok()).isTrue();
+        assertThat(r.asMap())
+                .containsEntry("ratio", 1.5)
+                .containsKeys("baseline", "ours", "ours_duckdb");
+    }
+
+    @Test
+    void anArmThatFailedHasNoRatioAndFailsTheComparison() {
+        Comparison.ArmResult failed =
+                new Comparison.ArmResult(
+                        new Comparison.Arm("ours", "ours", "ours"),
+                        null,
+                        null,
+                        "port in use",
+                        1,
+                        Map.of());
+        Comparison.Result r =
+                new Comparison.Result(
+                        List.of(arm("baseline", 700), failed, arm("ours_duckdb", 700)));
+        assertThat(r.ratio()).isNull();
+        assertThat(r.ratioDuckDb()).isEqualTo(1.0);
+        assertThat(r.ok()).isFalse();
+
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        r.print(100, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        String table = bytes.toString(StandardCharsets.UTF_8);
+        assertThat(table)
+                .contains("failed")
+                .contains("80 / 150")
+                .contains("n/a into PostgreSQL, 1.00x into DuckDB");
+    }
+}
