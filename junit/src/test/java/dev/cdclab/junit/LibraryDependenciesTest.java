@@ -26,10 +26,11 @@ class LibraryDependenciesTest {
     @Test
     void theCommandLineTheLabAndTheirLibrariesStayOut() {
         for (String c :
-                // SnakeYAML still comes, with the embedded Kafka broker's own dependencies
                 List.of(
                         "picocli.CommandLine",
                         "org.jfree.chart.JFreeChart",
+                        "com.fasterxml.jackson.dataformat.yaml.YAMLFactory",
+                        "org.yaml.snakeyaml.Yaml",
                         "dev.cdclab.cli.CdcLab",
                         "dev.cdclab.lab.bench.RateLadder",
                         "dev.cdclab.chaos.ChaosRunner")) {
