@@ -3,6 +3,7 @@ package dev.cdclab.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cdclab.junit.CdcLabExtension;
+import dev.cdclab.orchestration.StageConfigs;
 import dev.cdclab.orchestration.verify.VerificationResult;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -130,7 +131,7 @@ class OddValuesIT {
                                         + " pg_stat_replication p JOIN pg_roles r ON r.oid ="
                                         + " p.usesysid")) {
             assertThat(rs.next()).as("a walsender for the connector").isTrue();
-            assertThat(rs.getString(1)).isEqualTo("cdclab_capture");
+            assertThat(rs.getString(1)).isEqualTo(StageConfigs.CAPTURE_ROLE);
             assertThat(rs.getBoolean(2)).as("superuser").isFalse();
             assertThat(rs.getBoolean(3)).as("replication").isTrue();
         }
