@@ -17,11 +17,24 @@ public final class PostgresDialect implements SqlDialect {
         return "postgresql";
     }
 
-    /** deadlock_detected (40P01) and serialization_failure (40001). */
+    /** The wire protocol counts a statement's bind parameters in 16 bits. */
+    private static final int MAX_PARAMETERS = 65_535;
+
+    /** deadlock_detected (40P01) and serialization_failure (40001), here or in a cause. */
     @Override
     public boolean isRetryable(SQLException e) {
-        String state = e.getSQLState();
-        return "40P01".equals(state) || "40001".equals(state);
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException s
+                    && ("40P01".equals(s.getSQLState()) || "40001".equals(s.getSQLState()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public int maxRowsPerInsert(int columns) {
+        return Math.max(1, Math.min(1000, MAX_PARAMETERS / Math.max(1, columns)));
     }
 
     @Override
