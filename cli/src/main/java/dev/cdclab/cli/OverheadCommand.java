@@ -34,6 +34,10 @@ import picocli.CommandLine.Option;
                     + " (--rate 0), as the paper ran its workloads flat out.",
             "Reports tx/s with and without capture and the difference. On this one machine the"
                     + " pipeline also takes CPU from the source, so the overhead includes that.",
+            "The runs are the two cells of an experiment per workload (capture.enabled false,"
+                    + " true); its overhead.yaml, results, charts and report.html stay in the work"
+                    + " directory. Passwords go in CDCLAB_SOURCE_PASSWORD and"
+                    + " CDCLAB_WAREHOUSE_PASSWORD, not -D.",
             "W6 and W7 are left out by default: flat out they write 60,000-130,000 rows/s, so"
                     + " tens of GB of change events and minutes of catch-up; name them with fewer"
                     + " threads and a short run (--workloads W7 --threads 4 --warmup 10s"
