@@ -3,8 +3,14 @@ package dev.cdclab.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cdclab.format.JsonText;
 import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -88,5 +94,36 @@ record Endpoints(
                 n.path("connect_url").asText(),
                 n.get("warehouse_url").asText(),
                 n.get("admin_url").asText());
+    }
+
+    /**
+     * POSTs to the running pipeline's admin endpoint and returns its JSON answer.
+     *
+     * @param pathAndQuery e.g. {@code /verify?timeout=60s}
+     * @param timeout how long the pipeline may take to answer
+     * @throws IllegalStateException when nothing answers, or the pipeline answers with an error
+     */
+    JsonNode post(String pathAndQuery, Duration timeout) throws IOException, InterruptedException {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        HttpRequest req =
+                HttpRequest.newBuilder(URI.create(adminUrl + pathAndQuery))
+                        .timeout(timeout)
+                        .POST(HttpRequest.BodyPublishers.noBody())
+                        .build();
+        HttpResponse<String> r;
+        try {
+            r = http.send(req, HttpResponse.BodyHandlers.ofString());
+        } catch (ConnectException ex) {
+            throw new IllegalStateException(
+                    "no pipeline answers at " + adminUrl + " (is 'cdc-lab up' running?)");
+        } catch (IOException ex) {
+            throw new IllegalStateException(
+                    "pipeline at " + adminUrl + " did not answer: " + ex.getMessage());
+        }
+        JsonNode n = JsonText.read(r.body());
+        if (n.hasNonNull("error")) {
+            throw new IllegalStateException(n.get("error").asText());
+        }
+        return n;
     }
 }

@@ -2,14 +2,7 @@ package dev.cdclab.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cdclab.config.Durations;
-import dev.cdclab.format.JsonText;
-import java.io.IOException;
-import java.net.ConnectException;
-import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,32 +45,13 @@ final class ResnapshotCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Endpoints e = Endpoints.read(endpointsFile);
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-        HttpRequest req =
-                HttpRequest.newBuilder(
-                                URI.create(
-                                        e.adminUrl()
-                                                + "/resnapshot?table="
-                                                + URLEncoder.encode(table, StandardCharsets.UTF_8)
-                                                + "&timeout="
-                                                + Durations.format(timeout)))
-                        .timeout(timeout.plusMinutes(1))
-                        .POST(HttpRequest.BodyPublishers.noBody())
-                        .build();
-        HttpResponse<String> r;
-        try {
-            r = http.send(req, HttpResponse.BodyHandlers.ofString());
-        } catch (ConnectException ex) {
-            throw new IllegalStateException(
-                    "no pipeline answers at " + e.adminUrl() + " (is 'cdc-lab up' running?)");
-        } catch (IOException ex) {
-            throw new IllegalStateException(
-                    "pipeline at " + e.adminUrl() + " did not answer: " + ex.getMessage());
-        }
-        JsonNode n = JsonText.read(r.body());
-        if (n.hasNonNull("error")) {
-            throw new IllegalStateException(n.get("error").asText());
-        }
+        JsonNode n =
+                e.post(
+                        "/resnapshot?table="
+                                + URLEncoder.encode(table, StandardCharsets.UTF_8)
+                                + "&timeout="
+                                + Durations.format(timeout),
+                        timeout.plusMinutes(1));
         System.out.printf(
                 Locale.ROOT,
                 "%s read again (%,d rows) and applied in %.1f s%n",

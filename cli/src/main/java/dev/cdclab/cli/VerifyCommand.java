@@ -2,14 +2,7 @@ package dev.cdclab.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cdclab.config.Durations;
-import dev.cdclab.format.JsonText;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.net.ConnectException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
@@ -48,30 +41,7 @@ final class VerifyCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintStream out = System.out;
         Endpoints e = Endpoints.read(endpointsFile);
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-        HttpRequest req =
-                HttpRequest.newBuilder(
-                                URI.create(
-                                        e.adminUrl()
-                                                + "/verify?timeout="
-                                                + Durations.format(timeout)))
-                        .timeout(timeout.plusMinutes(5))
-                        .POST(HttpRequest.BodyPublishers.noBody())
-                        .build();
-        HttpResponse<String> r;
-        try {
-            r = http.send(req, HttpResponse.BodyHandlers.ofString());
-        } catch (ConnectException ex) {
-            throw new IllegalStateException(
-                    "no pipeline answers at " + e.adminUrl() + " (is 'cdc-lab up' running?)");
-        } catch (IOException ex) {
-            throw new IllegalStateException(
-                    "pipeline at " + e.adminUrl() + " did not answer: " + ex.getMessage());
-        }
-        JsonNode n = JsonText.read(r.body());
-        if (n.hasNonNull("error")) {
-            throw new IllegalStateException(n.get("error").asText());
-        }
+        JsonNode n = e.post("/verify?timeout=" + Durations.format(timeout), timeout.plusMinutes(5));
         out.printf(
                 Locale.ROOT,
                 "warehouse caught up with the source in %.2f s%n",
