@@ -21,6 +21,7 @@ import picocli.CommandLine.Command;
             ChaosCommand.class,
             UpCommand.class,
             VerifyCommand.class,
+            SqlCommand.class,
             ResnapshotCommand.class,
             LoadCommand.class,
             CaptureCommand.class,

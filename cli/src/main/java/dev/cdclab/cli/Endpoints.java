@@ -8,6 +8,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -104,11 +105,26 @@ record Endpoints(
      * @throws IllegalStateException when nothing answers, or the pipeline answers with an error
      */
     JsonNode post(String pathAndQuery, Duration timeout) throws IOException, InterruptedException {
+        return post(adminUrl, pathAndQuery, null, timeout);
+    }
+
+    /**
+     * POSTs {@code body} (none when null) to the admin endpoint at {@code adminUrl}: a pipeline's,
+     * or a stage process's.
+     *
+     * @throws IllegalStateException when nothing answers, or it answers with an error
+     */
+    static JsonNode post(String adminUrl, String pathAndQuery, String body, Duration timeout)
+            throws IOException, InterruptedException {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         HttpRequest req =
                 HttpRequest.newBuilder(URI.create(adminUrl + pathAndQuery))
                         .timeout(timeout)
-                        .POST(HttpRequest.BodyPublishers.noBody())
+                        .POST(
+                                body == null
+                                        ? HttpRequest.BodyPublishers.noBody()
+                                        : HttpRequest.BodyPublishers.ofString(
+                                                body, StandardCharsets.UTF_8))
                         .build();
         HttpResponse<String> r;
         try {

@@ -11,6 +11,7 @@ import dev.cdclab.lab.report.RunReport;
 import dev.cdclab.load.workload.Workload;
 import dev.cdclab.load.workload.Workloads;
 import dev.cdclab.orchestration.Pipeline;
+import dev.cdclab.orchestration.admin.AdminServer;
 import dev.cdclab.streams.topology.NetChangeStats;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -94,6 +95,14 @@ final class RunCommand implements Callable<Integer> {
                     "How long to wait for the warehouse after the load (default: ${DEFAULT-VALUE}).")
     Duration catchUpTimeout;
 
+    @Option(
+            names = "--admin-port",
+            defaultValue = "0",
+            description =
+                    "Port of the live page and /metrics on 127.0.0.1 while the run lasts; 0 = a"
+                            + " free one (default: ${DEFAULT-VALUE}).")
+    int adminPort;
+
     @Mixin PipelineOptions pipelineOptions;
 
     @Override
@@ -143,6 +152,7 @@ final class RunCommand implements Callable<Integer> {
                                     }
                                 });
         pipelineOptions.apply(b);
+        AdminServer.requireFree(adminPort);
         Pipeline p = b.build();
         Commands.closeOnShutdown(p);
         try {
@@ -151,6 +161,9 @@ final class RunCommand implements Callable<Integer> {
                             + pipelineOptions.infraKind().label()
                             + " PostgreSQL, Kafka, Kafka Connect + Debezium, Streams, sink ...");
             p.start();
+            AdminServer admin = AdminServer.forPipeline(p, adminPort);
+            Commands.closeOnShutdown(admin);
+            out.println("live page " + admin.url() + "/  metrics " + admin.url() + "/metrics");
             Duration snap = p.awaitCaughtUp(catchUpTimeout);
             out.printf(
                     Locale.ROOT,

@@ -1,6 +1,7 @@
 package dev.cdclab.cli;
 
 import dev.cdclab.format.Numbers;
+import dev.cdclab.orchestration.admin.AdminServer;
 import dev.cdclab.sink.SinkConfig;
 import dev.cdclab.sink.WarehouseSink;
 import java.io.PrintStream;
@@ -46,6 +47,7 @@ final class SinkCommand implements Callable<Integer> {
         explicit.put(SinkConfig.GROUP_ID.key(), groupId);
         SinkConfig config = new SinkConfig(stage.build(SinkConfig.builder(), explicit));
         Commands.logTo(Commands.workDir(Path.of("cdc-lab-runs", "sink"), "", "sink"), "sink.log");
+        AdminServer.requireFree(stage.adminPort);
         WarehouseSink sink = new WarehouseSink(config);
         CountDownLatch stopped = new CountDownLatch(1);
         Commands.closeOnShutdown(stopped::countDown);
@@ -57,6 +59,9 @@ final class SinkCommand implements Callable<Integer> {
                         + " -> "
                         + config.get(SinkConfig.WAREHOUSE_URL)
                         + " (Ctrl-C to stop)");
+        AdminServer admin = AdminServer.forSink(sink, stage.adminPort);
+        Commands.closeOnShutdown(admin);
+        out.println("  metrics " + admin.url() + "/metrics  query " + admin.url() + "/query");
         Commands.runUntilStopped(
                 out,
                 stopped,

@@ -6,8 +6,19 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import picocli.CommandLine.Option;
 
-/** {@code --config FILE} and {@code -D key=value} for the stand-alone stage commands. */
+/**
+ * {@code --config FILE}, {@code -D key=value} and {@code --admin-port} for the stand-alone stage
+ * commands.
+ */
 final class StageOptions {
+    @Option(
+            names = "--admin-port",
+            defaultValue = "0",
+            description =
+                    "Port of this process's /metrics (Prometheus) and /status on 127.0.0.1; 0 = a"
+                            + " free one, printed (default: ${DEFAULT-VALUE}).")
+    int adminPort;
+
     @Option(
             names = {"-c", "--config"},
             paramLabel = "FILE",

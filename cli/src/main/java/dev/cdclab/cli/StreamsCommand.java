@@ -1,6 +1,7 @@
 package dev.cdclab.cli;
 
 import dev.cdclab.format.Numbers;
+import dev.cdclab.orchestration.admin.AdminServer;
 import dev.cdclab.streams.NetChangeApp;
 import dev.cdclab.streams.NetChangeConfig;
 import java.io.PrintStream;
@@ -42,6 +43,7 @@ final class StreamsCommand implements Callable<Integer> {
                 new NetChangeConfig(stage.build(NetChangeConfig.builder(), explicit));
         Commands.logTo(
                 Commands.workDir(Path.of("cdc-lab-runs", "streams"), "", "streams"), "streams.log");
+        AdminServer.requireFree(stage.adminPort);
         NetChangeApp app = new NetChangeApp(config);
         CountDownLatch stopped = new CountDownLatch(1);
         Commands.closeOnShutdown(stopped::countDown);
@@ -57,6 +59,9 @@ final class StreamsCommand implements Callable<Integer> {
                         + " -> "
                         + config.get(NetChangeConfig.NET_CHANGES_TOPIC)
                         + " (Ctrl-C to stop)");
+        AdminServer admin = AdminServer.forStreams(app, stage.adminPort);
+        Commands.closeOnShutdown(admin);
+        out.println("  metrics " + admin.url() + "/metrics");
         Commands.runUntilStopped(
                 out,
                 stopped,

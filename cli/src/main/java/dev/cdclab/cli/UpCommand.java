@@ -45,6 +45,14 @@ final class UpCommand implements Callable<Integer> {
     int kafkaPort;
 
     @Option(
+            names = "--admin-port",
+            defaultValue = "0",
+            description =
+                    "Port of the live page, /metrics, /query and /status on 127.0.0.1; 0 = a free"
+                            + " one (default: ${DEFAULT-VALUE}).")
+    int adminPort;
+
+    @Option(
             names = "--without",
             split = ",",
             paramLabel = "STAGES",
@@ -78,6 +86,7 @@ final class UpCommand implements Callable<Integer> {
             throw new IllegalArgumentException(
                     "--source-port and --kafka-port apply to --infra embedded only");
         }
+        AdminServer.requireFree(adminPort);
         Pipeline p = b.build();
         CountDownLatch stopped = new CountDownLatch(1);
         Commands.closeOnShutdown(stopped::countDown);
@@ -91,7 +100,7 @@ final class UpCommand implements Callable<Integer> {
                         + " ...");
         long t0 = System.nanoTime();
         p.start();
-        AdminServer admin = new AdminServer(p);
+        AdminServer admin = AdminServer.forPipeline(p, adminPort);
         Commands.closeOnShutdown(admin);
         var src = p.source();
         Endpoints e =
@@ -146,10 +155,12 @@ final class UpCommand implements Callable<Integer> {
         out.println("  Kafka bootstrap   " + e.kafkaBootstrap());
         out.println("  Connect REST      " + e.connectUrl());
         out.println("  warehouse         " + e.warehouseUrl());
+        out.println("  live page         " + e.adminUrl() + "/");
+        out.println("  metrics           " + e.adminUrl() + "/metrics  (Prometheus)");
         out.println(
                 "  admin             "
                         + e.adminUrl()
-                        + "  (GET /status, POST /verify, POST /resnapshot?table=)");
+                        + "  (POST /query, GET /status, POST /verify, POST /resnapshot?table=)");
         if (endpointsFile != null) {
             out.println("  endpoints file    " + endpointsFile.toAbsolutePath());
         }

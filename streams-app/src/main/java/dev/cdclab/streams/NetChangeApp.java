@@ -3,6 +3,8 @@ package dev.cdclab.streams;
 import dev.cdclab.streams.topology.NetChangeStats;
 import dev.cdclab.streams.topology.NetChangeTopology;
 import dev.cdclab.wait.Poll;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,6 +35,7 @@ public final class NetChangeApp implements AutoCloseable {
     private final NetChangeStats stats = new NetChangeStats();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private KafkaStreams streams;
+    private KafkaStreamsMetrics streamsMetrics;
 
     public NetChangeApp(NetChangeConfig config) {
         this.config = config;
@@ -160,6 +163,19 @@ public final class NetChangeApp implements AutoCloseable {
         return stats;
     }
 
+    /**
+     * Binds this instance's counters and Kafka Streams' own metrics (its consumers, producers and
+     * state stores) to {@code registry}; call after {@link #start}. The Streams metrics go with
+     * {@link #close}.
+     */
+    public void bindTo(MeterRegistry registry) {
+        stats.bindTo(registry);
+        if (streams != null && streamsMetrics == null) {
+            streamsMetrics = new KafkaStreamsMetrics(streams);
+            streamsMetrics.bindTo(registry);
+        }
+    }
+
     /** The Streams state, or null before {@link #start}. */
     public KafkaStreams.State state() {
         return streams == null ? null : streams.state();
@@ -172,6 +188,10 @@ public final class NetChangeApp implements AutoCloseable {
 
     @Override
     public void close() {
+        if (streamsMetrics != null) {
+            streamsMetrics.close();
+            streamsMetrics = null;
+        }
         if (streams != null) {
             streams.close(Duration.ofSeconds(30));
             streams = null;

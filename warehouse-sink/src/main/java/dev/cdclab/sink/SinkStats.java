@@ -1,12 +1,22 @@
 package dev.cdclab.sink;
 
+import dev.cdclab.sink.latency.LatencyRecorder;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
-/** Counters of one sink instance, readable from any thread. */
-public final class SinkStats {
+/**
+ * Counters of one sink instance, readable from any thread, and bound as meters to a {@link
+ * MeterRegistry} on request.
+ */
+public final class SinkStats implements MeterBinder {
     private final LongAdder netChanges = new LongAdder();
     private final LongAdder rawChanges = new LongAdder();
     private final LongAdder rowsWritten = new LongAdder();
@@ -20,6 +30,8 @@ public final class SinkStats {
     private final Map<String, Table> tables = new ConcurrentHashMap<>();
     private final org.HdrHistogram.Histogram applyMs =
             new org.HdrHistogram.ConcurrentHistogram(3_600_000L, 3);
+    private volatile MeterRegistry registry;
+    private volatile Timer transactions;
 
     /** Per-table counts. */
     public static final class Table {
@@ -40,7 +52,7 @@ public final class SinkStats {
     void applied(String table, int raw) {
         netChanges.increment();
         rawChanges.add(raw);
-        Table t = tables.computeIfAbsent(table, k -> new Table());
+        Table t = table(table);
         t.net.increment();
         t.raw.add(raw);
     }
@@ -48,7 +60,7 @@ public final class SinkStats {
     void applied(String table, long net, long raw) {
         netChanges.add(net);
         rawChanges.add(raw);
-        Table t = tables.computeIfAbsent(table, k -> new Table());
+        Table t = table(table);
         t.net.add(net);
         t.raw.add(raw);
     }
@@ -61,6 +73,86 @@ public final class SinkStats {
 
     void applyTook(long ms) {
         applyMs.recordValue(Math.max(0, Math.min(ms, 3_600_000L)));
+        Timer t = transactions;
+        if (t != null) {
+            t.record(Math.max(0, ms), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private Table table(String table) {
+        Table t = tables.get(table);
+        return t != null ? t : tables.computeIfAbsent(table, this::newTable);
+    }
+
+    private Table newTable(String table) {
+        Table t = new Table();
+        MeterRegistry r = registry;
+        if (r != null) {
+            bindTable(r, table, t);
+        }
+        return t;
+    }
+
+    /**
+     * Binds the counters as {@code cdclab_*} meters, with the warehouse transaction time as a
+     * histogram; tables seen later are bound when seen.
+     */
+    @Override
+    public void bindTo(MeterRegistry r) {
+        transactions =
+                LatencyRecorder.timer("cdclab.warehouse.transaction")
+                        .description("Time to stage, merge and commit one warehouse transaction")
+                        .register(r);
+        FunctionCounter.builder("cdclab.warehouse.transactions", batches, LongAdder::sum)
+                .description("Warehouse transactions committed")
+                .register(r);
+        FunctionCounter.builder("cdclab.warehouse.rows.written", rowsWritten, LongAdder::sum)
+                .description("Warehouse rows inserted, updated or deleted")
+                .register(r);
+        FunctionCounter.builder("cdclab.dead.letters", malformed, LongAdder::sum)
+                .description("Records sent to a dead-letter topic")
+                .tags("stage", "sink", "reason", "unreadable")
+                .register(r);
+        FunctionCounter.builder("cdclab.dead.letters", refused, LongAdder::sum)
+                .description("Records sent to a dead-letter topic")
+                .tags("stage", "sink", "reason", "refused_by_warehouse")
+                .register(r);
+        Gauge.builder("cdclab.sink.held.changes", held, AtomicLong::get)
+                .description("Net changes read, waiting for their interval to close everywhere")
+                .register(r);
+        Gauge.builder("cdclab.sink.applied.through", appliedThroughMs, SinkStats::seconds)
+                .description("Source commit time through which the warehouse is complete")
+                .baseUnit("timestamp_seconds")
+                .register(r);
+        Gauge.builder("cdclab.sink.backlog", appliedThroughMs, SinkStats::behind)
+                .description("Wall clock minus the source commit time the warehouse is complete to")
+                .baseUnit("seconds")
+                .register(r);
+        registry = r;
+        tables.forEach((table, t) -> bindTable(r, table, t));
+    }
+
+    private static double seconds(AtomicLong ms) {
+        long v = ms.get();
+        return v == Long.MIN_VALUE ? Double.NaN : v / 1000.0;
+    }
+
+    private static double behind(AtomicLong ms) {
+        long v = ms.get();
+        return v == Long.MIN_VALUE
+                ? Double.NaN
+                : Math.max(0, System.currentTimeMillis() - v) / 1000.0;
+    }
+
+    private static void bindTable(MeterRegistry r, String table, Table t) {
+        FunctionCounter.builder("cdclab.net.changes.applied", t.net, LongAdder::sum)
+                .description("Net changes applied to the warehouse")
+                .tag("table", table)
+                .register(r);
+        FunctionCounter.builder("cdclab.changes.applied", t.raw, LongAdder::sum)
+                .description("Raw source changes the applied net changes folded")
+                .tag("table", table)
+                .register(r);
     }
 
     /** Forgets the batch timings so far (after a warm-up). */

@@ -10,7 +10,10 @@ import dev.cdclab.change.TableEvent;
 import dev.cdclab.config.OneLineError;
 import dev.cdclab.sink.gate.IntervalGate;
 import dev.cdclab.sink.latency.LatencyRecorder;
+import dev.cdclab.sink.warehouse.ReadOnlyQuery;
 import dev.cdclab.sink.warehouse.WarehouseWriter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -71,6 +74,7 @@ public final class WarehouseSink implements AutoCloseable {
     private volatile boolean running;
     private WarehouseWriter writer;
     private KafkaConsumer<byte[], byte[]> consumer;
+    private KafkaClientMetrics consumerMetrics;
     private Thread thread;
     private DeadLetterWriter deadLetters;
 
@@ -560,6 +564,33 @@ public final class WarehouseSink implements AutoCloseable {
         return running;
     }
 
+    /**
+     * Runs one read-only SQL statement against the warehouse while the sink writes it (the DuckDB
+     * file admits this process only).
+     *
+     * @throws dev.cdclab.sink.warehouse.ReadOnlyQuery.RefusedException when it would write
+     */
+    public ReadOnlyQuery.Result query(String sql, int maxRows, Duration timeout)
+            throws SQLException {
+        if (writer == null) {
+            throw new SQLException("the sink has not opened the warehouse yet");
+        }
+        return writer.query(sql, maxRows, timeout);
+    }
+
+    /**
+     * Binds the sink's counters, its latency histograms and its Kafka consumer's metrics to {@code
+     * registry}; call after {@link #start}. The consumer's metrics go with {@link #close}.
+     */
+    public void bindTo(MeterRegistry registry) {
+        stats.bindTo(registry);
+        latency.bindTo(registry);
+        if (consumer != null && consumerMetrics == null) {
+            consumerMetrics = new KafkaClientMetrics(consumer);
+            consumerMetrics.bindTo(registry);
+        }
+    }
+
     /** A read connection to the warehouse, usable while the sink writes. */
     public Connection openReader() throws SQLException {
         return writer.openReader();
@@ -589,6 +620,10 @@ public final class WarehouseSink implements AutoCloseable {
     }
 
     private void closeQuietly() {
+        if (consumerMetrics != null) {
+            consumerMetrics.close();
+            consumerMetrics = null;
+        }
         if (deadLetters != null) {
             deadLetters.close();
             deadLetters = null;

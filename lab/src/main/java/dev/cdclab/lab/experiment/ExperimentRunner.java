@@ -15,6 +15,7 @@ import dev.cdclab.load.workload.Workload;
 import dev.cdclab.load.workload.WorkloadOptions;
 import dev.cdclab.load.workload.Workloads;
 import dev.cdclab.orchestration.Pipeline;
+import dev.cdclab.orchestration.admin.AdminServer;
 import dev.cdclab.orchestration.infra.InfraConfig;
 import dev.cdclab.orchestration.infra.InfraSpec;
 import dev.cdclab.orchestration.infra.SourceEndpoint;
@@ -73,6 +74,10 @@ public final class ExperimentRunner {
     private volatile String currentLabel = "";
     private volatile int currentIndex;
     private volatile long cellStartNanos;
+
+    /** The running cell's live page (its admin endpoint also serves /metrics), or null. */
+    private volatile String currentPage;
+
     private int total;
     private volatile boolean stopping;
 
@@ -228,6 +233,10 @@ public final class ExperimentRunner {
             }
         }
         b.append(" | ETA ").append(Durations.format(Duration.ofSeconds(Math.round(eta))));
+        String page = currentPage;
+        if (page != null) {
+            b.append(" | live ").append(page);
+        }
         return b.toString();
     }
 
@@ -326,9 +335,17 @@ public final class ExperimentRunner {
             cs.apply(b);
             Pipeline p = b.build();
             running.set(p);
+            AdminServer admin = null;
             try (SnapshotWatch snap = new SnapshotWatch()) {
                 try {
                     p.start();
+                    admin = AdminServer.forPipeline(p, 0);
+                    currentPage = admin.url() + "/";
+                    LOG.info(
+                            "cell {}: live page {}, metrics {}/metrics",
+                            cell.id(),
+                            currentPage,
+                            admin.url());
                     if (during) {
                         m = underSnapshot(p, snap, load[0], loadThread[0], loadStart[0]);
                         snapshotSeconds = snap.seconds();
@@ -350,6 +367,10 @@ public final class ExperimentRunner {
                     }
                 } finally {
                     current = null;
+                    currentPage = null;
+                    if (admin != null) {
+                        admin.close();
+                    }
                     if (loadThread[0] != null) {
                         load[0].stop();
                         loadThread[0].join(30_000);

@@ -1,55 +1,200 @@
 package dev.cdclab.orchestration.admin;
 
 import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
-import dev.cdclab.config.Durations;
 import dev.cdclab.format.JsonText;
-import dev.cdclab.format.Numbers;
 import dev.cdclab.orchestration.Pipeline;
-import dev.cdclab.orchestration.verify.TableResult;
-import dev.cdclab.orchestration.verify.VerificationResult;
+import dev.cdclab.orchestration.metrics.PrometheusMetrics;
+import dev.cdclab.sink.WarehouseSink;
+import dev.cdclab.streams.NetChangeApp;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.URI;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The running pipeline's own HTTP endpoint on loopback: {@code GET /status}, {@code POST
- * /verify?timeout=60s} and {@code POST /resnapshot?table=schema.table}. Verification runs here
- * because the DuckDB warehouse file admits one process, the one that writes it.
+ * A process's own HTTP endpoint on loopback. A pipeline's serves its live page ({@code GET /}),
+ * {@code GET /metrics} in Prometheus' text format, {@code POST /query} (read-only SQL against the
+ * warehouse), {@code GET /status}, {@code POST /verify} and {@code POST /resnapshot}; a stage run
+ * as its own process serves {@code /metrics} and {@code /status}, and the sink's {@code /query}.
  */
 public final class AdminServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AdminServer.class);
 
-    private final HttpServer server;
-    private final Pipeline pipeline;
+    /** One route's handler; an exception it throws answers 500 with its message. */
+    @FunctionalInterface
+    interface Route {
+        void handle(HttpExchange x) throws Exception;
+    }
 
-    public AdminServer(Pipeline pipeline) throws IOException {
-        this.pipeline = pipeline;
-        this.server =
-                HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        server.setExecutor(
+    private final HttpServer server;
+    private final ExecutorService executor;
+    private final List<AutoCloseable> owned = new ArrayList<>();
+
+    private AdminServer(int port) throws IOException {
+        try {
+            server =
+                    HttpServer.create(
+                            new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
+        } catch (BindException e) {
+            throw inUse(port);
+        }
+        executor =
                 Executors.newFixedThreadPool(
-                        2,
+                        4,
                         r -> {
                             Thread t = new Thread(r, "admin-http");
                             t.setDaemon(true);
                             return t;
-                        }));
-        server.createContext("/status", this::status);
-        server.createContext("/verify", this::verify);
-        server.createContext("/resnapshot", this::resnapshot);
+                        });
+        server.setExecutor(executor);
+    }
+
+    /**
+     * The endpoint of a started pipeline, on {@code port} of 127.0.0.1 (0: a free one): its page,
+     * metrics, queries, status, verification and re-snapshots.
+     *
+     * @throws IllegalArgumentException when the port is in use
+     */
+    public static AdminServer forPipeline(Pipeline pipeline, int port) throws IOException {
+        AdminServer a = new AdminServer(port);
+        try {
+            PrometheusMetrics metrics = a.own(PrometheusMetrics.of(pipeline));
+            a.route("/metrics", x -> metrics(x, metrics));
+            new PipelineRoutes(pipeline).register(a);
+            if (pipeline.sink() != null) {
+                new QueryRoute(pipeline.sink()).register(a);
+            } else {
+                a.route(
+                        "/query",
+                        x ->
+                                json(
+                                        x,
+                                        409,
+                                        Map.of(
+                                                "error",
+                                                "the sink runs in a process of its own: ask its"
+                                                        + " admin URL")));
+            }
+            new LivePage(a.own(LiveHistory.start(pipeline))).register(a);
+        } catch (RuntimeException e) {
+            a.close();
+            throw e;
+        }
+        return a.start();
+    }
+
+    /** The endpoint of a Streams app run as its own process: metrics and status. */
+    public static AdminServer forStreams(NetChangeApp app, int port) throws IOException {
+        AdminServer a = new AdminServer(port);
+        PrometheusMetrics metrics = a.own(new PrometheusMetrics());
+        app.bindTo(metrics.registry());
+        a.route("/metrics", x -> metrics(x, metrics));
+        a.route(
+                "/status",
+                x -> {
+                    Map<String, Object> m = new LinkedHashMap<>();
+                    m.put("state", String.valueOf(app.state()));
+                    m.put("captured_changes", app.stats().rawChanges());
+                    m.put("net_changes_emitted", app.stats().netChanges());
+                    m.put("open_interval_keys", app.stats().openKeys());
+                    m.put("late_changes", app.stats().late());
+                    m.put("dead_letters", app.stats().deadLetters());
+                    json(x, 200, m);
+                });
+        return a.start();
+    }
+
+    /** The endpoint of a sink run as its own process: metrics, status and read-only queries. */
+    public static AdminServer forSink(WarehouseSink sink, int port) throws IOException {
+        AdminServer a = new AdminServer(port);
+        PrometheusMetrics metrics = a.own(new PrometheusMetrics());
+        sink.bindTo(metrics.registry());
+        a.route("/metrics", x -> metrics(x, metrics));
+        new QueryRoute(sink).register(a);
+        a.route(
+                "/status",
+                x -> {
+                    Map<String, Object> m = new LinkedHashMap<>();
+                    m.put("net_changes_applied", sink.stats().netChanges());
+                    m.put("raw_changes_applied", sink.stats().rawChanges());
+                    m.put("held", sink.stats().held());
+                    m.put("dead_letters", sink.stats().deadLettered());
+                    m.put("applied_through_ms", sink.stats().appliedThroughMs());
+                    json(x, 200, m);
+                });
+        return a.start();
+    }
+
+    /**
+     * Fails at once, before anything starts, when {@code port} (not 0) is taken on 127.0.0.1.
+     *
+     * @throws IllegalArgumentException naming the port
+     */
+    public static void requireFree(int port) throws IOException {
+        if (port != 0) {
+            try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+                s.setReuseAddress(true);
+            } catch (BindException e) {
+                throw inUse(port);
+            }
+        }
+    }
+
+    private static IllegalArgumentException inUse(int port) {
+        return new IllegalArgumentException(
+                "admin port " + port + " on 127.0.0.1 is in use (choose another one, or 0)");
+    }
+
+    private AdminServer start() {
         server.start();
+        return this;
+    }
+
+    private <T extends AutoCloseable> T own(T closeable) {
+        owned.add(closeable);
+        return closeable;
+    }
+
+    /** Serves {@code path} (and what lies under it) with {@code route}. */
+    void route(String path, Route route) {
+        server.createContext(path, handler(route));
+    }
+
+    private static HttpHandler handler(Route route) {
+        return x -> {
+            try {
+                route.handle(x);
+            } catch (Exception e) {
+                LOG.warn("{} {} failed", x.getRequestMethod(), x.getRequestURI(), e);
+                try {
+                    json(x, 500, Map.of("error", String.valueOf(e.getMessage())));
+                } catch (IOException | RuntimeException ignored) {
+                    // the response had started; the client sees a cut answer
+                }
+            } finally {
+                x.close();
+            }
+        };
+    }
+
+    private static void metrics(HttpExchange x, PrometheusMetrics metrics) throws IOException {
+        send(x, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.scrape());
     }
 
     /** {@code http://127.0.0.1:<port>}. */
@@ -57,101 +202,13 @@ public final class AdminServer implements AutoCloseable {
         return "http://127.0.0.1:" + server.getAddress().getPort();
     }
 
-    private void status(HttpExchange x) throws IOException {
-        Map<String, Object> m = new LinkedHashMap<>();
-        if (pipeline.streams() == null || pipeline.sink() == null) {
-            m.put("stages_outside", pipeline.spec().without());
-            respond(x, 200, m);
-            return;
-        }
-        var ns = pipeline.streams().stats();
-        var ss = pipeline.sink().stats();
-        m.put("captured_changes", ns.rawChanges());
-        m.put("net_changes_applied", ss.netChanges());
-        m.put("raw_changes_applied", ss.rawChanges());
-        m.put("held", ss.held());
-        m.put("late_changes", ns.late());
-        m.put("dead_letters", ns.deadLetters() + ss.deadLettered());
-        m.put("applied_through_ms", ss.appliedThroughMs());
-        m.put("latency_ms", Numbers.percentiles(pipeline.sink().latency().endToEnd(), 1));
-        respond(x, 200, m);
+    /** For clients: the base URI. */
+    public URI uri() {
+        return URI.create(url());
     }
 
-    private void verify(HttpExchange x) throws IOException {
-        if (!"POST".equals(x.getRequestMethod())) {
-            respond(x, 405, Map.of("error", "use POST"));
-            return;
-        }
-        Duration timeout = Duration.ofSeconds(60);
-        String q = x.getRequestURI().getQuery();
-        if (q != null) {
-            for (String kv : q.split("&")) {
-                if (kv.startsWith("timeout=")) {
-                    try {
-                        timeout = Durations.parse(kv.substring("timeout=".length()));
-                    } catch (RuntimeException e) {
-                        respond(x, 400, Map.of("error", "bad timeout: " + e.getMessage()));
-                        return;
-                    }
-                }
-            }
-        }
-        Map<String, Object> m = new LinkedHashMap<>();
-        try {
-            Duration caughtUp = pipeline.awaitCaughtUp(timeout);
-            m.put("caught_up_s", caughtUp.toMillis() / 1000.0);
-            VerificationResult v = pipeline.verify();
-            m.put("verified", v.matches());
-            m.put("summary", v.summary());
-            List<Map<String, Object>> tables = new ArrayList<>();
-            for (TableResult t : v.tables()) {
-                tables.add(t.asMap());
-            }
-            m.put("tables", tables);
-            respond(x, 200, m);
-        } catch (Exception e) {
-            LOG.warn("Verification failed to run", e);
-            m.put("verified", false);
-            m.put("error", e.getMessage());
-            respond(x, 503, m);
-        }
-    }
-
-    /** {@code POST /resnapshot?table=public.t&timeout=5m}: read one table again. */
-    private void resnapshot(HttpExchange x) throws IOException {
-        if (!"POST".equals(x.getRequestMethod())) {
-            respond(x, 405, Map.of("error", "use POST"));
-            return;
-        }
-        Map<String, String> q = query(x);
-        String table = q.get("table");
-        if (table == null || table.isBlank()) {
-            respond(x, 400, Map.of("error", "name the table: /resnapshot?table=schema.table"));
-            return;
-        }
-        Duration timeout;
-        try {
-            timeout = Durations.parse(q.getOrDefault("timeout", "5m"));
-        } catch (RuntimeException e) {
-            respond(x, 400, Map.of("error", "bad timeout: " + e.getMessage()));
-            return;
-        }
-        Map<String, Object> m = new LinkedHashMap<>();
-        try {
-            long t0 = System.nanoTime();
-            long rows = pipeline.resnapshot(table, timeout);
-            m.put("table", table);
-            m.put("rows_read", rows);
-            m.put("took_s", (System.nanoTime() - t0) / 1e9);
-            respond(x, 200, m);
-        } catch (Exception e) {
-            LOG.warn("Re-snapshot of {} failed", table, e);
-            m.put("error", e.getMessage());
-            respond(x, 503, m);
-        }
-    }
-
-    private static Map<String, String> query(HttpExchange x) {
+    /** The decoded query parameters of the request. */
+    static Map<String, String> query(HttpExchange x) {
         Map<String, String> out = new LinkedHashMap<>();
         String q = x.getRequestURI().getRawQuery();
         if (q != null) {
@@ -160,30 +217,50 @@ public final class AdminServer implements AutoCloseable {
                 if (eq > 0) {
                     out.put(
                             kv.substring(0, eq),
-                            java.net.URLDecoder.decode(
-                                    kv.substring(eq + 1), StandardCharsets.UTF_8));
+                            URLDecoder.decode(kv.substring(eq + 1), StandardCharsets.UTF_8));
                 }
             }
         }
         return out;
     }
 
-    private static void respond(HttpExchange x, int code, Object body) throws IOException {
-        byte[] bytes = JsonText.of(body).getBytes(StandardCharsets.UTF_8);
-        x.getResponseHeaders().set("Content-Type", "application/json");
-        x.sendResponseHeaders(code, bytes.length);
-        try (OutputStream os = x.getResponseBody()) {
-            os.write(bytes);
+    /** The request's body as UTF-8 text. */
+    static String body(HttpExchange x) throws IOException {
+        try (InputStream in = x.getRequestBody()) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
     }
 
-    /** For clients: the base URI. */
-    public URI uri() {
-        return URI.create(url());
+    static void json(HttpExchange x, int code, Object body) throws IOException {
+        send(x, code, "application/json", JsonText.of(body));
+    }
+
+    static void send(HttpExchange x, int code, String contentType, String body) throws IOException {
+        send(x, code, contentType, body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    static void send(HttpExchange x, int code, String contentType, byte[] bytes)
+            throws IOException {
+        x.getResponseHeaders().set("Content-Type", contentType);
+        x.getResponseHeaders().set("Cache-Control", "no-store");
+        x.sendResponseHeaders(code, bytes.length == 0 ? -1 : bytes.length);
+        if (bytes.length > 0) {
+            try (OutputStream os = x.getResponseBody()) {
+                os.write(bytes);
+            }
+        }
     }
 
     @Override
     public void close() {
         server.stop(0);
+        executor.shutdownNow();
+        for (AutoCloseable c : owned) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                LOG.debug("Closing {}: {}", c, e.getMessage());
+            }
+        }
     }
 }

@@ -25,6 +25,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -92,6 +93,9 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     /** The newest window key seen: the open window of rows without a place of their own. */
     private long openKey = Long.MIN_VALUE;
 
+    /** This task's count of keys in open intervals, read by the metrics. */
+    private AtomicLong openKeys;
+
     /** True when windows closed since the last marker. */
     private boolean markerDue;
 
@@ -142,6 +146,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         this.progress = context.getStateStore(NetChangeTopology.PROGRESS_STORE);
         this.schemaStore = context.getStateStore(NetChangeTopology.SCHEMA_STORE);
         this.task = context.taskId().partition();
+        this.openKeys = stats.openKeysOf(task);
         Long restored = progress.get(task);
         this.closedThrough = restored == null ? Long.MIN_VALUE : restored;
         this.openKey = closedThrough;
@@ -173,6 +178,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                 overflowKeys++;
             }
         }
+        countOpenKeys();
     }
 
     /** A decoded open-interval state and the size of its encoding. */
@@ -408,6 +414,11 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
             overflowKeys++;
             stats.countOverflowed();
         }
+        countOpenKeys();
+    }
+
+    private void countOpenKeys() {
+        openKeys.lazySet(open.size() + overflowKeys);
     }
 
     /**
@@ -425,6 +436,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         closedThrough = bound;
         closedSourceMs = Math.max(closedSourceMs, sourceMs);
         stats.closedThrough(closedSourceMs);
+        countOpenKeys();
         markerDue = true;
     }
 
@@ -552,5 +564,10 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                                     .getBytes(StandardCharsets.UTF_8));
         }
         context.forward(out, NetChangeTopology.DEAD_LETTER_SINK);
+    }
+
+    @Override
+    public void close() {
+        stats.forgetTask(task);
     }
 }

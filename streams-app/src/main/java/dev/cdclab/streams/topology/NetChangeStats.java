@@ -1,12 +1,19 @@
 package dev.cdclab.streams.topology;
 
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
-/** Counters of one Streams app instance, readable from any thread. */
-public final class NetChangeStats {
+/**
+ * Counters of one Streams app instance, readable from any thread, and bound as meters to a {@link
+ * MeterRegistry} on request (read at scrape time: counting costs nothing more).
+ */
+public final class NetChangeStats implements MeterBinder {
     private final LongAdder rawChanges = new LongAdder();
     private final LongAdder netChanges = new LongAdder();
     private final LongAdder vanished = new LongAdder();
@@ -20,6 +27,8 @@ public final class NetChangeStats {
     private final LongAdder keyless = new LongAdder();
     private final AtomicLong closedThroughMs = new AtomicLong(Long.MIN_VALUE);
     private final Map<String, TableCounts> tables = new ConcurrentHashMap<>();
+    private final Map<Integer, AtomicLong> openKeys = new ConcurrentHashMap<>();
+    private volatile MeterRegistry registry;
 
     /** Raw, net and vanished counts for one table. */
     public static final class TableCounts {
@@ -46,18 +55,95 @@ public final class NetChangeStats {
         if (snapshot) {
             snapshotChanges.increment();
         }
-        tables.computeIfAbsent(table, t -> new TableCounts()).raw.increment();
+        table(table).raw.increment();
     }
 
     void countNet(String table) {
         netChanges.increment();
-        tables.computeIfAbsent(table, t -> new TableCounts()).net.increment();
+        table(table).net.increment();
+    }
+
+    private TableCounts table(String table) {
+        TableCounts counts = tables.get(table);
+        return counts != null ? counts : tables.computeIfAbsent(table, this::newTable);
+    }
+
+    private TableCounts newTable(String table) {
+        TableCounts counts = new TableCounts();
+        MeterRegistry r = registry;
+        if (r != null) {
+            bindTable(r, table, counts);
+        }
+        return counts;
+    }
+
+    /** The count of keys in the open intervals of one task (its partition), for it to set. */
+    AtomicLong openKeysOf(int task) {
+        return openKeys.computeIfAbsent(task, t -> new AtomicLong());
+    }
+
+    /** The task left this instance. */
+    void forgetTask(int task) {
+        openKeys.remove(task);
+    }
+
+    /** Keys in open intervals, over this instance's tasks. */
+    public long openKeys() {
+        return openKeys.values().stream().mapToLong(AtomicLong::get).sum();
+    }
+
+    /** Binds the counters as {@code cdclab_*} meters; tables seen later are bound when seen. */
+    @Override
+    public void bindTo(MeterRegistry r) {
+        FunctionCounter.builder("cdclab.late.changes", late, LongAdder::sum)
+                .description("Changes that arrived after their interval had closed")
+                .register(r);
+        FunctionCounter.builder("cdclab.dead.letters", deadLetters, LongAdder::sum)
+                .description("Records sent to a dead-letter topic")
+                .tags("stage", "streams", "reason", "unreadable")
+                .register(r);
+        FunctionCounter.builder("cdclab.heartbeats", heartbeats, LongAdder::sum)
+                .description("Heartbeats read: the source is known to be past their time")
+                .register(r);
+        FunctionCounter.builder("cdclab.truncates", truncates, LongAdder::sum)
+                .description("TRUNCATE events read")
+                .register(r);
+        FunctionCounter.builder("cdclab.open.interval.overflowed.keys", overflowed, LongAdder::sum)
+                .description("Keys whose open-interval state went to the on-disk store")
+                .register(r);
+        Gauge.builder("cdclab.open.interval.keys", this, NetChangeStats::openKeys)
+                .description("Keys folded in intervals not closed yet")
+                .register(r);
+        Gauge.builder(
+                        "cdclab.intervals.closed.through",
+                        closedThroughMs,
+                        v -> v.get() == Long.MIN_VALUE ? Double.NaN : v.get() / 1000.0)
+                .description("Source commit time through which intervals are closed (Unix time)")
+                .baseUnit("timestamp_seconds")
+                .register(r);
+        registry = r;
+        tables.forEach((table, counts) -> bindTable(r, table, counts));
+    }
+
+    private static void bindTable(MeterRegistry r, String table, TableCounts counts) {
+        FunctionCounter.builder("cdclab.changes.captured", counts.raw, LongAdder::sum)
+                .description("Raw change events read from the capture topic")
+                .tag("table", table)
+                .register(r);
+        FunctionCounter.builder("cdclab.net.changes.emitted", counts.net, LongAdder::sum)
+                .description("Net changes emitted by closed intervals")
+                .tag("table", table)
+                .register(r);
+        FunctionCounter.builder("cdclab.keys.cancelled", counts.vanished, LongAdder::sum)
+                .description("Keys inserted and deleted inside one interval: no net change")
+                .tag("table", table)
+                .register(r);
     }
 
     void countVanished(String table, int raw) {
         vanished.increment();
         vanishedRaw.add(raw);
-        tables.computeIfAbsent(table, t -> new TableCounts()).vanished.increment();
+        table(table).vanished.increment();
     }
 
     void countTruncate() {

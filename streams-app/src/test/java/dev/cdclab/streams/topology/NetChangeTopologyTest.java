@@ -8,6 +8,7 @@ import dev.cdclab.change.NetChangeMode;
 import dev.cdclab.change.NetOperation;
 import dev.cdclab.change.SourcePosition;
 import dev.cdclab.streams.testing.TopologyHarness;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -92,6 +93,27 @@ class NetChangeTopologyTest {
                 assertThat(c.after().get("name").asText()).isEqualTo(finalName);
             }
         }
+    }
+
+    @Test
+    void itsMetersCountPerTableAndTheKeysOfOpenIntervals() {
+        try (TopologyHarness h = harness()) {
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            h.stats().bindTo(registry);
+            h.change('c', null, row(1, "a", 1), 1, T0 + 10);
+            h.change('c', null, row(2, "b", 1), 2, T0 + 20);
+            h.change('d', row(2, "b", 1), null, 2, T0 + 20);
+            assertThat(registry.get("cdclab.open.interval.keys").gauge().value()).isEqualTo(2);
+            h.heartbeat(T0 + 1100);
+            assertThat(registry.get("cdclab.open.interval.keys").gauge().value()).isZero();
+            assertThat(counter(registry, "cdclab.changes.captured")).isEqualTo(3);
+            assertThat(counter(registry, "cdclab.net.changes.emitted")).isEqualTo(1);
+            assertThat(counter(registry, "cdclab.keys.cancelled")).isEqualTo(1);
+        }
+    }
+
+    private static double counter(SimpleMeterRegistry registry, String name) {
+        return registry.get(name).tag("table", "public.items").functionCounter().count();
     }
 
     @Test

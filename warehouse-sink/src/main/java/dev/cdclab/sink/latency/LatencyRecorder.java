@@ -1,18 +1,50 @@
 package dev.cdclab.sink.latency;
 
 import dev.cdclab.change.NetChange;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
 /**
  * Commit-to-warehouse latency of every applied net change, overall and per stage, in milliseconds.
  * Snapshot reads are counted apart: they have no source commit. Recording, resetting and reading
- * hold one lock, so a reset never falls between the histograms of one change.
+ * hold one lock, so a reset never falls between the histograms of one change. Bound to a {@link
+ * MeterRegistry}, it also records into histograms that are never reset, as Prometheus expects.
  */
-public final class LatencyRecorder {
+public final class LatencyRecorder implements MeterBinder {
     private static final long MAX_MS = 24L * 3600 * 1000;
+
+    /** Histogram buckets from 1 ms to 60 s, with the latency targets (100 ms, 300 ms) as edges. */
+    private static final Duration[] BUCKETS = {
+        Duration.ofMillis(1),
+        Duration.ofMillis(2),
+        Duration.ofMillis(5),
+        Duration.ofMillis(10),
+        Duration.ofMillis(20),
+        Duration.ofMillis(50),
+        Duration.ofMillis(100),
+        Duration.ofMillis(200),
+        Duration.ofMillis(300),
+        Duration.ofMillis(500),
+        Duration.ofSeconds(1),
+        Duration.ofSeconds(2),
+        Duration.ofSeconds(5),
+        Duration.ofSeconds(10),
+        Duration.ofSeconds(20),
+        Duration.ofSeconds(30),
+        Duration.ofSeconds(60),
+    };
+
+    /** A timer published as a Prometheus histogram with buckets from 1 ms to 60 s. */
+    public static Timer.Builder timer(String name) {
+        return Timer.builder(name).serviceLevelObjectives(BUCKETS);
+    }
 
     /** The pipeline stages between source commit and warehouse commit. */
     public enum Stage {
@@ -34,6 +66,34 @@ public final class LatencyRecorder {
         public String label() {
             return label;
         }
+
+        /** Its value of the {@code stage} tag: {@code capture}, {@code kafka}, ... */
+        public String tag() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    private Timer endToEndTimer;
+    private final Map<Stage, Timer> stageTimers = new EnumMap<>(Stage.class);
+
+    /**
+     * Binds {@code cdclab_commit_to_warehouse_seconds} and {@code cdclab_stage_latency_seconds} (by
+     * {@code stage}); changes recorded from now on are counted in them.
+     */
+    @Override
+    public synchronized void bindTo(MeterRegistry registry) {
+        for (Stage s : Stage.values()) {
+            stageTimers.put(
+                    s,
+                    timer("cdclab.stage.latency")
+                            .description("Time each applied change spent in one stage")
+                            .tag("stage", s.tag())
+                            .register(registry));
+        }
+        endToEndTimer =
+                timer("cdclab.commit.to.warehouse")
+                        .description("Source commit to warehouse commit of each applied change")
+                        .register(registry);
     }
 
     private final Histogram endToEnd = new Histogram(MAX_MS, 3);
@@ -75,10 +135,13 @@ public final class LatencyRecorder {
         long e2e = clamp(warehouseCommitMs - sourceCommitMs);
         endToEnd.recordValue(e2e);
         recent.recordValue(e2e);
-        stages.get(Stage.CAPTURE).recordValue(clamp(capturedMs - sourceCommitMs));
-        stages.get(Stage.KAFKA).recordValue(clamp(kafkaAppendMs - capturedMs));
-        stages.get(Stage.NET_CHANGE).recordValue(clamp(emittedMs - kafkaAppendMs));
-        stages.get(Stage.WAREHOUSE).recordValue(clamp(warehouseCommitMs - emittedMs));
+        stage(Stage.CAPTURE, clamp(capturedMs - sourceCommitMs));
+        stage(Stage.KAFKA, clamp(kafkaAppendMs - capturedMs));
+        stage(Stage.NET_CHANGE, clamp(emittedMs - kafkaAppendMs));
+        stage(Stage.WAREHOUSE, clamp(warehouseCommitMs - emittedMs));
+        if (endToEndTimer != null) {
+            endToEndTimer.record(e2e, TimeUnit.MILLISECONDS);
+        }
         if (generatorCommitMicros != NO_GENERATOR) {
             generator.recordValue(clamp(warehouseCommitMs - generatorCommitMicros / 1000));
         }
@@ -144,6 +207,13 @@ public final class LatencyRecorder {
     public synchronized void recordAll(Iterable<NetChange> changes, long warehouseCommitMs) {
         for (NetChange c : changes) {
             record(c, warehouseCommitMs);
+        }
+    }
+
+    private void stage(Stage s, long ms) {
+        stages.get(s).recordValue(ms);
+        if (endToEndTimer != null) {
+            stageTimers.get(s).record(ms, TimeUnit.MILLISECONDS);
         }
     }
 

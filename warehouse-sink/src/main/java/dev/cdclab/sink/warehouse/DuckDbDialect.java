@@ -2,7 +2,10 @@ package dev.cdclab.sink.warehouse;
 
 import static dev.cdclab.sink.warehouse.MergeSql.quote;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cdclab.change.ColumnSpec;
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -35,6 +38,45 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
     @Override
     public String name() {
         return "duckdb";
+    }
+
+    /**
+     * DuckDB has no read-only transaction on a connection that may write, so its own parser
+     * decides: {@code json_serialize_sql} serialises SELECT statements only (SELECT, WITH, FROM,
+     * VALUES, DESCRIBE, SHOW, SUMMARIZE) and says so for anything else. The transaction is rolled
+     * back all the same.
+     */
+    @Override
+    public void beginReadOnly(Connection reader, String sql) throws SQLException {
+        String parsed;
+        try (PreparedStatement ps =
+                reader.prepareStatement("SELECT json_serialize_sql(?::VARCHAR)")) {
+            ps.setString(1, sql);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                parsed = rs.getString(1);
+            }
+        }
+        JsonNode tree;
+        try {
+            tree = new ObjectMapper().readTree(parsed);
+        } catch (IOException e) {
+            throw new SQLException("cannot read DuckDB's parse of the statement", e);
+        }
+        if (tree.path("error").asBoolean(false)) {
+            String type = tree.path("error_type").asText("");
+            String message = tree.path("error_message").asText("");
+            if (type.equals("not implemented")) {
+                throw new ReadOnlyQuery.RefusedException(
+                        "only a query that reads (SELECT, WITH, FROM, DESCRIBE, SHOW, SUMMARIZE)"
+                                + " runs here");
+            }
+            throw new SQLException(message);
+        }
+        if (tree.path("statements").size() != 1) {
+            throw new ReadOnlyQuery.RefusedException("one statement at a time");
+        }
+        reader.setAutoCommit(false);
     }
 
     @Override

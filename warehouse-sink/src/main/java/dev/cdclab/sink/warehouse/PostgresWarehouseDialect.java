@@ -30,6 +30,13 @@ import org.slf4j.LoggerFactory;
 public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
     private static final Logger LOG = LoggerFactory.getLogger(PostgresWarehouseDialect.class);
 
+    /** PostgreSQL itself refuses every write in a {@code READ ONLY} transaction. */
+    @Override
+    public void beginReadOnly(Connection reader, String sql) throws SQLException {
+        reader.setAutoCommit(false);
+        reader.setReadOnly(true);
+    }
+
     private final Map<String, String> stages = new HashMap<>();
     private int stagesCreated;
     private final Map<String, String> merges = new HashMap<>();

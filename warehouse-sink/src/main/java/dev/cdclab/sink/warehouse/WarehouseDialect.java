@@ -145,6 +145,14 @@ public interface WarehouseDialect {
     /** Records how far the warehouse is complete, in the current transaction. */
     void saveProgress(Connection c, long appliedThroughMs, long committedAtMs) throws SQLException;
 
+    /**
+     * Makes {@code reader} (a connection of its own, not the writer's) run {@code sql} in a
+     * transaction that cannot write, or refuses {@code sql} if this warehouse cannot promise that.
+     *
+     * @throws ReadOnlyQuery.RefusedException when {@code sql} is not one read-only statement
+     */
+    void beginReadOnly(Connection reader, String sql) throws SQLException;
+
     /** Picks the dialect for a JDBC URL. */
     static WarehouseDialect forUrl(String url) {
         if (url.startsWith("jdbc:duckdb:")) {

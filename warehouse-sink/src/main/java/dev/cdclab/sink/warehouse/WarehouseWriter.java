@@ -741,6 +741,16 @@ public final class WarehouseWriter implements AutoCloseable {
                 : DriverManager.getConnection(url, user, password);
     }
 
+    /**
+     * Runs one read-only statement on a reader connection while the writer keeps writing.
+     *
+     * @throws ReadOnlyQuery.RefusedException when the statement would write
+     */
+    public ReadOnlyQuery.Result query(String sql, int maxRows, Duration timeout)
+            throws SQLException {
+        return ReadOnlyQuery.run(dialect, openReader(), sql, maxRows, timeout);
+    }
+
     @Override
     public void close() throws SQLException {
         connection.close();

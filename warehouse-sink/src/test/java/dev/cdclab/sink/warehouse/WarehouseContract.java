@@ -102,6 +102,43 @@ abstract class WarehouseContract {
     }
 
     @Test
+    void aReadOnlyQueryAnswersWhileTheWriterWritesAndCapsItsRows() throws Exception {
+        writer.apply(
+                List.of(upsert(table, 1, "a", null, 10), upsert(table, 2, "b", null, 11)), 100);
+        writer.write(List.of(upsert(table, 3, "c", null, 12)));
+        ReadOnlyQuery.Result r =
+                writer.query(
+                        "SELECT id, name FROM " + quoted(table) + " ORDER BY id",
+                        1,
+                        Duration.ofSeconds(30));
+        assertThat(r.columns()).containsExactly("id", "name");
+        assertThat(r.rows()).hasSize(1);
+        assertThat(r.rows().get(0).get(1)).isEqualTo("a");
+        assertThat(r.truncated()).isTrue();
+        // the writer's open transaction is not visible and still commits
+        writer.commit(200);
+        assertThat(names()).containsOnlyKeys(1, 2, 3);
+    }
+
+    @Test
+    void aQueryThatWouldWriteIsRefusedAndChangesNothing() throws Exception {
+        writer.apply(List.of(upsert(table, 1, "a", null, 10)), 100);
+        for (String sql :
+                List.of(
+                        "DELETE FROM " + quoted(table),
+                        "UPDATE " + quoted(table) + " SET name = 'x'",
+                        "CREATE TABLE public.intruder (a int)",
+                        "DROP TABLE " + quoted(table))) {
+            assertThatThrownBy(() -> writer.query(sql, 10, Duration.ofSeconds(30)))
+                    .as(sql)
+                    .isInstanceOf(SQLException.class);
+        }
+        assertThat(names()).isEqualTo(Map.of(1, "a"));
+        writer.apply(List.of(upsert(table, 2, "b", null, 11)), 200);
+        assertThat(names()).isEqualTo(Map.of(1, "a", 2, "b"));
+    }
+
+    @Test
     void aTruncateEmptiesTheTableAsOfItsPositionAndLaterChangesApplyAfterIt() throws Exception {
         writer.apply(
                 List.of(upsert(table, 1, "a", null, 10), upsert(table, 2, "b", null, 11)), 100);
