@@ -9,6 +9,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -125,6 +126,45 @@ class CdcLabCliTest {
             assertThat(r.err().lines().findFirst().orElseThrow())
                     .isEqualTo(
                             "cdc-lab: error: port " + taken.getLocalPort() + " is already in use");
+        }
+    }
+
+    @Test
+    void aTakenAdminPortFailsBeforeAnythingStarts() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            String port = Integer.toString(taken.getLocalPort());
+            String expected =
+                    "cdc-lab: error: admin port "
+                            + port
+                            + " on 127.0.0.1 is in use (choose another one, or 0)";
+            for (String[] args :
+                    List.of(
+                            new String[] {"up", "--admin-port", port, "--work-dir", dir.toString()},
+                            new String[] {
+                                "run", "--admin-port", port, "--work-dir", dir.toString()
+                            },
+                            new String[] {
+                                "sink",
+                                "--admin-port",
+                                port,
+                                "--bootstrap-servers",
+                                "127.0.0.1:1",
+                                "--warehouse-url",
+                                "jdbc:duckdb:" + dir.resolve("w.duckdb")
+                            },
+                            new String[] {
+                                "streams",
+                                "--admin-port",
+                                port,
+                                "--bootstrap-servers",
+                                "127.0.0.1:1"
+                            })) {
+                Result r = run(args);
+                assertThat(r.code()).as(args[0]).isEqualTo(CdcLab.USAGE);
+                assertThat(r.err().lines().findFirst().orElseThrow())
+                        .as(args[0])
+                        .isEqualTo(expected);
+            }
         }
     }
 
