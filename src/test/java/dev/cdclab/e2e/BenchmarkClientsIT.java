@@ -1,20 +1,15 @@
 package dev.cdclab.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cdclab.cli.CdcLab;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -39,21 +34,10 @@ class BenchmarkClientsIT {
         Assumptions.assumeTrue(
                 pgbench || sysbench,
                 "neither pgbench (Debian's postgresql) nor sysbench is installed here");
-        Path endpoints = dir.resolve("endpoints.json");
-        CompletableFuture<Integer> up =
-                CompletableFuture.supplyAsync(
-                        () ->
-                                CdcLab.execute(
-                                        "up",
-                                        "--endpoints-file",
-                                        endpoints.toString(),
-                                        "--work-dir",
-                                        dir.resolve("up").toString()));
+        TestHelper.RunningUp up = TestHelper.up(dir);
+        Path endpoints = up.endpointsFile();
         try {
-            await().atMost(Duration.ofSeconds(120))
-                    .until(() -> Files.exists(endpoints) || up.isDone());
-            assertThat(up.isDone()).as("up exited early").isFalse();
-            JsonNode e = new ObjectMapper().readTree(endpoints.toFile());
+            JsonNode e = up.endpoints();
             Map<String, String> env = Map.of("PGPASSWORD", e.get("source_password").asText());
             String host = e.get("source_host").asText();
             String port = e.get("source_port").asText();
@@ -100,7 +84,7 @@ class BenchmarkClientsIT {
                             "--timeout",
                             "120s");
             assertThat(verify.code()).as(verify.out()).isZero();
-            assertThat(up.isDone()).as("up still running").isFalse();
+            assertThat(up.exit().isDone()).as("up still running").isFalse();
             if (pgbench) {
                 assertThat(verify.out())
                         .contains("public.pgbench_accounts")
@@ -113,7 +97,7 @@ class BenchmarkClientsIT {
         } finally {
             CdcLab.stopRunning();
         }
-        assertThat(up.get()).isZero();
+        assertThat(up.exit().get()).isZero();
     }
 
     private static List<String> concat(List<String> a, String... b) {

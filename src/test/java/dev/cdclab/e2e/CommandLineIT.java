@@ -8,13 +8,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cdclab.cli.CdcLab;
 import java.net.InetAddress;
 import java.net.Socket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -69,23 +66,10 @@ class CommandLineIT {
 
     @Test
     void upCapturesTablesAUserCreatesAndVerifyComparesThem() throws Exception {
-        Path endpoints = dir.resolve("endpoints.json");
-        CompletableFuture<Integer> up =
-                CompletableFuture.supplyAsync(
-                        () ->
-                                CdcLab.execute(
-                                        "up",
-                                        "--endpoints-file",
-                                        endpoints.toString(),
-                                        "--work-dir",
-                                        dir.resolve("up").toString(),
-                                        "--interval",
-                                        "500ms"));
+        TestHelper.RunningUp up = TestHelper.up(dir, "--interval", "500ms");
+        Path endpoints = up.endpointsFile();
         try {
-            await().atMost(Duration.ofSeconds(120))
-                    .until(() -> Files.exists(endpoints) || up.isDone());
-            assertThat(up.isDone()).as("up exited early").isFalse();
-            JsonNode e = new ObjectMapper().readTree(endpoints.toFile());
+            JsonNode e = up.endpoints();
             for (String k :
                     new String[] {
                         "source_jdbc_url",
@@ -101,11 +85,7 @@ class CommandLineIT {
                 assertThat(e.hasNonNull(k)).as(k).isTrue();
             }
             // what a user would type into psql
-            try (Connection c =
-                            DriverManager.getConnection(
-                                    e.get("source_jdbc_url").asText(),
-                                    e.get("source_user").asText(),
-                                    e.get("source_password").asText());
+            try (Connection c = up.source();
                     Statement s = c.createStatement()) {
                 s.execute(
                         "CREATE TABLE notes (id serial PRIMARY KEY, body text, score numeric(5,1))");
@@ -125,7 +105,7 @@ class CommandLineIT {
         } finally {
             CdcLab.stopRunning();
         }
-        assertThat(up.get()).isZero();
+        assertThat(up.exit().get()).isZero();
         JsonNode e = new ObjectMapper().readTree(endpoints.toFile());
         assertThat(Path.of(e.get("warehouse_url").asText().substring("jdbc:duckdb:".length())))
                 .exists();

@@ -16,7 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,7 +23,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -55,39 +53,22 @@ class LivePageIT {
 
     @TempDir static Path dir;
     private Path endpoints;
-    private CompletableFuture<Integer> up;
+    private TestHelper.RunningUp up;
     private String admin;
-    private String sourceUrl;
-    private String sourceUser;
-    private String sourcePassword;
     private final HttpClient http = HttpClient.newHttpClient();
 
     @BeforeAll
     void startUp() throws Exception {
-        endpoints = dir.resolve("endpoints.json");
-        up =
-                CompletableFuture.supplyAsync(
-                        () ->
-                                CdcLab.execute(
-                                        "up",
-                                        "--endpoints-file",
-                                        endpoints.toString(),
-                                        "--work-dir",
-                                        dir.resolve("up").toString()));
-        await().atMost(Duration.ofSeconds(180)).until(() -> Files.exists(endpoints) || up.isDone());
-        assertThat(up.isDone()).as("up exited early").isFalse();
-        JsonNode e = new ObjectMapper().readTree(endpoints.toFile());
-        admin = e.get("admin_url").asText();
-        sourceUrl = e.get("source_jdbc_url").asText();
-        sourceUser = e.get("source_user").asText();
-        sourcePassword = e.get("source_password").asText();
+        up = TestHelper.up(dir);
+        endpoints = up.endpointsFile();
+        admin = up.adminUrl();
     }
 
     @AfterAll
     void stopUp() throws Exception {
         CdcLab.stopRunning();
         if (up != null) {
-            assertThat(up.get(60, TimeUnit.SECONDS)).isZero();
+            assertThat(up.exit().get(60, TimeUnit.SECONDS)).isZero();
         }
     }
 
@@ -242,7 +223,7 @@ class LivePageIT {
     }
 
     private Connection source() throws Exception {
-        return DriverManager.getConnection(sourceUrl, sourceUser, sourcePassword);
+        return up.source();
     }
 
     private long warehouseRows(String table) throws Exception {

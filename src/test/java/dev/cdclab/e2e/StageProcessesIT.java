@@ -3,7 +3,6 @@ package dev.cdclab.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cdclab.cli.CdcLab;
 import java.io.ByteArrayOutputStream;
@@ -18,11 +17,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -70,8 +70,7 @@ class StageProcessesIT {
                                     printed.toString(StandardCharsets.UTF_8).contains("Ctrl-C")
                                             || running.get(0).isDone());
             assertThat(running.get(0).isDone()).as("up exited early").isFalse();
-            int streamsPort = freePort();
-            int sinkPort = freePort();
+            Map<String, List<String>> commands = new HashMap<>();
             for (String line : printed.toString(StandardCharsets.UTF_8).split("\n")) {
                 Matcher m = COMMAND.matcher(line);
                 if (m.matches()) {
@@ -81,27 +80,27 @@ class StageProcessesIT {
                         args.add("-D");
                         args.add(s.group(1));
                     }
-                    args.add("--admin-port");
-                    args.add(Integer.toString(m.group(1).equals("sink") ? sinkPort : streamsPort));
-                    running.add(
-                            CompletableFuture.supplyAsync(
-                                    () -> CdcLab.execute(args.toArray(String[]::new))));
+                    commands.put(m.group(1), args);
                 }
             }
-            assertThat(running).as("up printed a streams and a sink command").hasSize(3);
-            String streams = "http://127.0.0.1:" + streamsPort;
-            String sink = "http://127.0.0.1:" + sinkPort;
+            assertThat(commands).as("up printed a streams and a sink command").hasSize(2);
+            // as a user would: the net-change app first (it creates the topic the sink reads)
+            String streams = start(running, commands.get("streams"));
+            await().atMost(Duration.ofSeconds(120))
+                    .ignoreExceptions()
+                    .until(() -> get(streams + "/metrics").contains("cdclab_open_interval_keys"));
+            String sink = start(running, commands.get("sink"));
             await().atMost(Duration.ofSeconds(120))
                     .ignoreExceptions()
                     .until(() -> get(sink + "/metrics").contains("cdclab_sink_held_changes"));
 
-            JsonNode e = new ObjectMapper().readTree(endpoints.toFile());
+            TestHelper.RunningUp up =
+                    new TestHelper.RunningUp(
+                            running.get(0),
+                            endpoints,
+                            new ObjectMapper().readTree(endpoints.toFile()));
             String table = "public.staged_" + Long.toHexString(System.nanoTime());
-            try (Connection c =
-                            DriverManager.getConnection(
-                                    e.get("source_jdbc_url").asText(),
-                                    e.get("source_user").asText(),
-                                    e.get("source_password").asText());
+            try (Connection c = up.source();
                     Statement s = c.createStatement()) {
                 s.execute("CREATE TABLE " + table + " (id int PRIMARY KEY, v text)");
                 s.execute(
@@ -144,6 +143,18 @@ class StageProcessesIT {
             assertThat(r.get()).isZero();
         }
         assertThat(Files.exists(endpoints)).isTrue();
+    }
+
+    /** Runs a stage command on a free admin port; returns its admin URL. */
+    private static String start(List<CompletableFuture<Integer>> running, List<String> command)
+            throws Exception {
+        int port = freePort();
+        List<String> args = new ArrayList<>(command);
+        args.add("--admin-port");
+        args.add(Integer.toString(port));
+        running.add(
+                CompletableFuture.supplyAsync(() -> CdcLab.execute(args.toArray(String[]::new))));
+        return "http://127.0.0.1:" + port;
     }
 
     private String get(String url) throws Exception {

@@ -1,18 +1,28 @@
 package dev.cdclab.e2e;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetChangeCodec;
 import dev.cdclab.orchestration.Pipeline;
 import dev.cdclab.streams.NetChangeConfig;
+import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -22,7 +32,6 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 final class TestHelper {
     private TestHelper() {}
 
-    /** Runs statements in one source transaction. */
     /** What a command line printed to standard output, and its exit code. */
     record CliRun(int code, String out) {}
 
@@ -40,6 +49,53 @@ final class TestHelper {
         return new CliRun(code, captured.toString(StandardCharsets.UTF_8));
     }
 
+    /**
+     * {@code cdc-lab up} running in this JVM, started by {@link #up}; {@link
+     * dev.cdclab.cli.CdcLab#stopRunning()} stops it.
+     *
+     * @param exit its exit code, once it has stopped
+     * @param endpointsFile the file it wrote
+     * @param endpoints that file's content
+     */
+    record RunningUp(CompletableFuture<Integer> exit, Path endpointsFile, JsonNode endpoints) {
+        /** A connection to its source, as a user's client would open one. */
+        Connection source() throws SQLException {
+            return DriverManager.getConnection(
+                    endpoints.get("source_jdbc_url").asText(),
+                    endpoints.get("source_user").asText(),
+                    endpoints.get("source_password").asText());
+        }
+
+        String adminUrl() {
+            return endpoints.get("admin_url").asText();
+        }
+    }
+
+    /**
+     * Starts {@code cdc-lab up --endpoints-file <dir>/endpoints.json --work-dir <dir>/up EXTRA} in
+     * this JVM and returns once it has written its endpoints.
+     */
+    static RunningUp up(Path dir, String... extra) throws IOException {
+        Path endpoints = dir.resolve("endpoints.json");
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "up",
+                                "--endpoints-file",
+                                endpoints.toString(),
+                                "--work-dir",
+                                dir.resolve("up").toString()));
+        args.addAll(List.of(extra));
+        CompletableFuture<Integer> exit =
+                CompletableFuture.supplyAsync(
+                        () -> dev.cdclab.cli.CdcLab.execute(args.toArray(String[]::new)));
+        await().atMost(Duration.ofSeconds(180))
+                .until(() -> Files.exists(endpoints) || exit.isDone());
+        assertThat(exit.isDone()).as("up exited early").isFalse();
+        return new RunningUp(exit, endpoints, new ObjectMapper().readTree(endpoints.toFile()));
+    }
+
+    /** Runs statements in one source transaction. */
     static void tx(DataSource source, String... statements) throws SQLException {
         try (Connection c = source.getConnection()) {
             c.setAutoCommit(false);
