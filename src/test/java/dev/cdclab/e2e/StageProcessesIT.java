@@ -32,8 +32,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The stages as processes of their own, started with the commands {@code up --without streams,sink}
- * prints, each with {@code --admin-port}: the Streams app's and the sink's {@code /metrics} count
- * what they did, and {@code cdc-lab sql --admin-url} reads the warehouse the sink holds.
+ * prints, each with {@code --admin-port}: two Streams instances from one command line (one {@code
+ * state.dir}) share the partitions, their and the sink's {@code /metrics} count what they did, and
+ * {@code cdc-lab sql --admin-url} reads the warehouse the sink holds.
  */
 @Timeout(420)
 class StageProcessesIT {
@@ -60,6 +61,8 @@ class StageProcessesIT {
                                             "up",
                                             "--without",
                                             "streams,sink",
+                                            "--partitions",
+                                            "2",
                                             "--endpoints-file",
                                             endpoints.toString(),
                                             "--work-dir",
@@ -84,11 +87,16 @@ class StageProcessesIT {
                 }
             }
             assertThat(commands).as("up printed a streams and a sink command").hasSize(2);
-            // as a user would: the net-change app first (it creates the topic the sink reads)
+            // as a user would: the net-change app first (it creates the topic the sink reads),
+            // twice from the same command line: one state.dir, an instance directory each
             String streams = start(running, commands.get("streams"));
             await().atMost(Duration.ofSeconds(120))
                     .ignoreExceptions()
                     .until(() -> get(streams + "/metrics").contains("cdclab_open_interval_keys"));
+            String streams2 = start(running, commands.get("streams"));
+            await().atMost(Duration.ofSeconds(120))
+                    .ignoreExceptions()
+                    .until(() -> get(streams2 + "/metrics").contains("cdclab_open_interval_keys"));
             String sink = start(running, commands.get("sink"));
             await().atMost(Duration.ofSeconds(120))
                     .ignoreExceptions()
@@ -117,9 +125,12 @@ class StageProcessesIT {
                                                     "cdclab_changes_applied_total{"
                                                             + tableLabel
                                                             + "} 40.0"));
-            assertThat(get(streams + "/metrics"))
-                    .contains("cdclab_changes_captured_total{" + tableLabel + "} 40.0")
-                    .contains("kafka_stream_");
+            // the two instances share the partitions, and between them read every change
+            assertThat(
+                            captured(get(streams + "/metrics"), tableLabel)
+                                    + captured(get(streams2 + "/metrics"), tableLabel))
+                    .isEqualTo(40);
+            assertThat(get(streams + "/metrics")).contains("kafka_stream_");
             assertThat(get(sink + "/metrics"))
                     .containsPattern("cdclab_commit_to_warehouse_seconds_count \\d+")
                     .contains("kafka_consumer_");
@@ -155,6 +166,17 @@ class StageProcessesIT {
         running.add(
                 CompletableFuture.supplyAsync(() -> CdcLab.execute(args.toArray(String[]::new))));
         return "http://127.0.0.1:" + port;
+    }
+
+    private static double captured(String scrape, String tableLabel) {
+        Matcher m =
+                Pattern.compile(
+                                "^cdclab_changes_captured_total\\{"
+                                        + Pattern.quote(tableLabel)
+                                        + "\\} (\\S+)$",
+                                Pattern.MULTILINE)
+                        .matcher(scrape);
+        return m.find() ? Double.parseDouble(m.group(1)) : 0;
     }
 
     private String get(String url) throws Exception {

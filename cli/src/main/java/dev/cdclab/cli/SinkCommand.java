@@ -46,7 +46,10 @@ final class SinkCommand implements Callable<Integer> {
         explicit.put(SinkConfig.WAREHOUSE_URL.key(), warehouseUrl);
         explicit.put(SinkConfig.GROUP_ID.key(), groupId);
         SinkConfig config = new SinkConfig(stage.build(SinkConfig.builder(), explicit));
-        Commands.logTo(Commands.workDir(Path.of("cdc-lab-runs", "sink"), "", "sink"), "sink.log");
+        // several sinks may run on one machine: a log file each
+        Commands.logTo(
+                Commands.workDir(Path.of("cdc-lab-runs", "sink"), "", "sink"),
+                "sink-" + ProcessHandle.current().pid() + ".log");
         AdminServer.requireFree(stage.adminPort);
         WarehouseSink sink = new WarehouseSink(config);
         CountDownLatch stopped = new CountDownLatch(1);

@@ -42,7 +42,8 @@ final class StreamsCommand implements Callable<Integer> {
         NetChangeConfig config =
                 new NetChangeConfig(stage.build(NetChangeConfig.builder(), explicit));
         Commands.logTo(
-                Commands.workDir(Path.of("cdc-lab-runs", "streams"), "", "streams"), "streams.log");
+                Commands.workDir(Path.of("cdc-lab-runs", "streams"), "", "streams"),
+                "streams-" + ProcessHandle.current().pid() + ".log");
         AdminServer.requireFree(stage.adminPort);
         NetChangeApp app = new NetChangeApp(config);
         CountDownLatch stopped = new CountDownLatch(1);

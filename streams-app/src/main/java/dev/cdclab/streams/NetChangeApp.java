@@ -5,6 +5,7 @@ import dev.cdclab.streams.topology.NetChangeTopology;
 import dev.cdclab.wait.Poll;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +24,7 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,6 +38,7 @@ public final class NetChangeApp implements AutoCloseable {
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private KafkaStreams streams;
     private KafkaStreamsMetrics streamsMetrics;
+    private StateDirectory stateDirectory;
 
     public NetChangeApp(NetChangeConfig config) {
         this.config = config;
@@ -48,6 +51,9 @@ public final class NetChangeApp implements AutoCloseable {
      */
     public void start(Duration timeout) {
         Properties props = NetChangeTopology.streamsProperties(config);
+        stateDirectory = StateDirectory.claim(Path.of(config.get(NetChangeConfig.STATE_DIR)));
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDirectory.path().toString());
+        LOG.info("Streams state under {}", stateDirectory.path());
         if (config.get(NetChangeConfig.CREATE_TOPICS)) {
             ensureTopics(props, timeout);
         }
@@ -195,6 +201,10 @@ public final class NetChangeApp implements AutoCloseable {
         if (streams != null) {
             streams.close(Duration.ofSeconds(30));
             streams = null;
+        }
+        if (stateDirectory != null) {
+            stateDirectory.close();
+            stateDirectory = null;
         }
     }
 

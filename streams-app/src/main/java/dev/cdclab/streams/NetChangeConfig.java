@@ -137,7 +137,9 @@ public final class NetChangeConfig {
     public static final ConfigOption<String> STATE_DIR =
             stringOption("state.dir")
                     .defaultValue(System.getProperty("java.io.tmpdir") + "/cdclab-streams")
-                    .description("Directory for local state stores.")
+                    .description(
+                            "Directory for local state stores; each running instance takes the"
+                                    + " lowest free instance-N under it.")
                     .build();
     public static final ConfigOption<StateStoreType> STATE_STORE =
             enumOption("state.store", StateStoreType.class)

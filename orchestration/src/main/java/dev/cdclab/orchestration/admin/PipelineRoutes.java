@@ -60,19 +60,12 @@ final class PipelineRoutes {
             AdminServer.json(x, 405, Map.of("error", "use POST"));
             return;
         }
-        Duration timeout = Duration.ofSeconds(60);
-        String q = x.getRequestURI().getQuery();
-        if (q != null) {
-            for (String kv : q.split("&")) {
-                if (kv.startsWith("timeout=")) {
-                    try {
-                        timeout = Durations.parse(kv.substring("timeout=".length()));
-                    } catch (RuntimeException e) {
-                        AdminServer.json(x, 400, Map.of("error", "bad timeout: " + e.getMessage()));
-                        return;
-                    }
-                }
-            }
+        Duration timeout;
+        try {
+            timeout = Durations.parse(AdminServer.query(x).getOrDefault("timeout", "60s"));
+        } catch (RuntimeException e) {
+            AdminServer.json(x, 400, Map.of("error", "bad timeout: " + e.getMessage()));
+            return;
         }
         Map<String, Object> m = new LinkedHashMap<>();
         try {

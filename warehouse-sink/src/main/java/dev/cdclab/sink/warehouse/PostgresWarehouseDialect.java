@@ -116,8 +116,20 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
         };
     }
 
+    /**
+     * A transaction-level advisory lock: concurrent {@code CREATE ... IF NOT EXISTS} of one name
+     * from two sessions otherwise fails in the catalog ({@code pg_type_typname_nsp_index}).
+     */
+    @Override
+    protected void lockCatalog(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("SELECT pg_advisory_xact_lock(hashtext('cdc_lab.catalog'))");
+        }
+    }
+
     @Override
     public void createMetadataTables(Connection c) throws SQLException {
+        lockCatalog(c);
         try (Statement s = c.createStatement()) {
             s.execute("CREATE SCHEMA IF NOT EXISTS cdc_lab");
             s.execute(
@@ -202,6 +214,7 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
     @Override
     public void keyChanged(Connection c, TableName t, List<ColumnSpec> columns)
             throws SQLException {
+        lockCatalog(c);
         String pkName = null;
         try (PreparedStatement ps =
                 c.prepareStatement(

@@ -262,6 +262,7 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
 
     @Override
     public void renameTable(Connection c, TableName from, TableName to) throws SQLException {
+        lockCatalog(c);
         try (Statement s = c.createStatement()) {
             if (from.schema().equals(to.schema())) {
                 s.execute(
@@ -383,6 +384,7 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
     @Override
     public String changeColumnType(Connection c, TableName t, ColumnSpec col, String oldType)
             throws SQLException {
+        lockCatalog(c);
         String type = sqlType(ColumnKind.of(col), col);
         String q = MergeSql.quote(col.name());
         try (Statement s = c.createStatement()) {
@@ -448,12 +450,20 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
      */
     protected abstract String positionType();
 
+    /**
+     * Serialises DDL between writers of one warehouse until {@code c}'s transaction ends: several
+     * sinks creating the same table at once must not race in the catalog. Nothing by default (a
+     * DuckDB file has one writing process).
+     */
+    protected void lockCatalog(Connection c) throws SQLException {}
+
     /** Table constraints after the columns, e.g. {@code , PRIMARY KEY (id)}; empty for none. */
     protected abstract String constraints(List<ColumnSpec> columns);
 
     @Override
     public void createTable(Connection c, TableName t, List<ColumnSpec> columns)
             throws SQLException {
+        lockCatalog(c);
         try (Statement s = c.createStatement()) {
             s.execute("CREATE SCHEMA IF NOT EXISTS " + quote(t.schema()));
             s.execute(
@@ -468,6 +478,7 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
 
     @Override
     public void addColumn(Connection c, TableName t, ColumnSpec col) throws SQLException {
+        lockCatalog(c);
         try (Statement s = c.createStatement()) {
             s.execute(
                     "ALTER TABLE "

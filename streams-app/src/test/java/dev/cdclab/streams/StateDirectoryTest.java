@@ -1,0 +1,25 @@
+package dev.cdclab.streams;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Instances sharing a {@code state.dir} each get a directory of their own, and take it back. */
+class StateDirectoryTest {
+    @TempDir Path base;
+
+    @Test
+    void runningInstancesNeverShareADirectoryAndAFreedOneIsTakenBack() {
+        try (StateDirectory first = StateDirectory.claim(base);
+                StateDirectory second = StateDirectory.claim(base)) {
+            assertThat(first.path()).isEqualTo(base.resolve("instance-0")).isDirectory();
+            assertThat(second.path()).isEqualTo(base.resolve("instance-1")).isDirectory();
+            first.close();
+            try (StateDirectory restarted = StateDirectory.claim(base)) {
+                assertThat(restarted.path()).isEqualTo(base.resolve("instance-0"));
+            }
+        }
+    }
+}
