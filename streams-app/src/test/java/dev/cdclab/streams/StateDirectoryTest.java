@@ -12,10 +12,11 @@ class StateDirectoryTest {
 
     @Test
     void runningInstancesNeverShareADirectoryAndAFreedOneIsTakenBack() {
-        try (StateDirectory first = StateDirectory.claim(base);
-                StateDirectory second = StateDirectory.claim(base)) {
+        StateDirectory first = StateDirectory.claim(base);
+        try (StateDirectory second = StateDirectory.claim(base)) {
             assertThat(first.path()).isEqualTo(base.resolve("instance-0")).isDirectory();
             assertThat(second.path()).isEqualTo(base.resolve("instance-1")).isDirectory();
+            // the first instance stops (or dies): the next one started takes its directory
             first.close();
             try (StateDirectory restarted = StateDirectory.claim(base)) {
                 assertThat(restarted.path()).isEqualTo(base.resolve("instance-0"));
