@@ -93,9 +93,12 @@ class ScriptedSequenceIT {
         assertThat(ss.malformed()).isZero();
 
         LatencyRecorder lat = pipeline.sink().latency();
+        // one latency per net change emitted; the sink's count is lower where it folded several
+        // closed windows of one key into one warehouse transaction
         assertThat(lat.recorded())
-                .as("every applied net change has a latency")
-                .isEqualTo(ss.netChanges());
+                .as("every emitted net change has a latency")
+                .isEqualTo(ns.netChanges())
+                .isGreaterThanOrEqualTo(ss.netChanges());
         assertThat(lat.endToEnd().getTotalCount()).isPositive();
         for (var stage : lat.stages().values()) {
             assertThat(stage.getTotalCount()).isEqualTo(lat.endToEnd().getTotalCount());
