@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.cdclab.change.IntervalMarker;
+import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetChangeCodec;
+import dev.cdclab.change.SourcePosition;
+import dev.cdclab.change.TableEvent;
 import dev.cdclab.embedded.KafkaBroker;
 import dev.cdclab.sink.warehouse.NetChanges;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +17,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -39,7 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * An unreadable net-change record is never skipped silently: dead-lettered with its reason while
  * the records after it are applied, or, with {@code errors.tolerance=none}, the sink stops without
- * committing past it.
+ * committing past it; nor does a sink a {@code TRUNCATE} stopped.
  */
 @Timeout(180)
 class WarehouseSinkDeadLetterIT {
@@ -112,14 +116,46 @@ class WarehouseSinkDeadLetterIT {
         assertThat(committed(group, topic)).isIn(-1L, 0L);
     }
 
+    @Test
+    void aSinkStoppedByATruncateDoesNotCommitPastTheIntervalItDidNotApply() throws Exception {
+        String topic = "net-" + UUID.randomUUID();
+        String group = "sink-" + UUID.randomUUID();
+        NetChange change = NetChanges.upsert("public.items", 1, "a", "x", 100);
+        TableEvent truncate =
+                new TableEvent(
+                        TableEvent.Kind.TRUNCATE,
+                        "public.items",
+                        SourcePosition.postgres(101),
+                        "7",
+                        change.commitMs(),
+                        change.intervalStartMs(),
+                        change.intervalEndMs());
+        produce(topic, NetChangeCodec.encode(change), NetChangeCodec.encode(truncate));
+
+        Map<String, String> settings = new HashMap<>(settings(topic, group, "none"));
+        settings.put("truncate", "stop");
+        try (WarehouseSink sink = new WarehouseSink(SinkConfig.of(settings))) {
+            sink.start(Duration.ofSeconds(30));
+            await().atMost(Duration.ofSeconds(60)).until(() -> sink.failure().isPresent());
+            assertThat(sink.failure().get()).isInstanceOf(TruncateStopException.class);
+            assertThat(sink.stats().netChanges()).isZero();
+        }
+        assertThat(committed(group, topic))
+                .as("the interval with the TRUNCATE is read again by the next sink")
+                .isIn(-1L, 0L);
+    }
+
     private SinkConfig config(String topic, String group, String tolerance) {
-        return SinkConfig.of(
-                Map.of(
-                        "bootstrap.servers", kafka.bootstrapServers(),
-                        "group.id", group,
-                        "net.changes.topic", topic,
-                        "warehouse.url", "jdbc:duckdb:" + dir.resolve("w.duckdb"),
-                        "errors.tolerance", tolerance));
+        return SinkConfig.of(settings(topic, group, tolerance));
+    }
+
+    private Map<String, String> settings(String topic, String group, String tolerance) {
+        return Map.of(
+                "bootstrap.servers", kafka.bootstrapServers(),
+                "group.id", group,
+                "net.changes.topic", topic,
+                "warehouse.url", "jdbc:duckdb:" + dir.resolve("w.duckdb"),
+                "errors.tolerance", tolerance);
     }
 
     /** Writes the records, then a marker closing their interval. */

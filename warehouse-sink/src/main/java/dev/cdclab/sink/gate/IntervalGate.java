@@ -32,7 +32,7 @@ public final class IntervalGate<P> {
         int tasks = -1;
         long nextOffset = -1;
 
-        /** Lowest offset of a change streamed into the open warehouse transaction, or -1. */
+        /** Lowest offset of a change released into the open warehouse transaction, or -1. */
         long streamedFrom = -1;
     }
 
@@ -146,7 +146,10 @@ public final class IntervalGate<P> {
         return time;
     }
 
-    /** Removes and returns the held changes whose interval ends at or before {@code bound}. */
+    /**
+     * Removes and returns the held changes whose interval ends at or before {@code bound}; their
+     * offsets are not committable until {@link #committed()}.
+     */
     public List<IntervalRecord> release(long bound) {
         List<IntervalRecord> out = new ArrayList<>();
         for (PartitionState s : partitions.values()) {
@@ -155,11 +158,18 @@ public final class IntervalGate<P> {
                 if (h.change().intervalEndMs() <= bound) {
                     out.add(h.change());
                     heldBytes -= h.bytes();
+                    uncommitted(s, h);
                     it.remove();
                 }
             }
         }
         return out;
+    }
+
+    private static void uncommitted(PartitionState s, Held h) {
+        if (s.streamedFrom < 0 || h.offset() < s.streamedFrom) {
+            s.streamedFrom = h.offset();
+        }
     }
 
     /**
@@ -181,9 +191,7 @@ public final class IntervalGate<P> {
                 if (h.change().intervalEndMs() == end) {
                     out.add(h.change());
                     heldBytes -= h.bytes();
-                    if (s.streamedFrom < 0 || h.offset() < s.streamedFrom) {
-                        s.streamedFrom = h.offset();
-                    }
+                    uncommitted(s, h);
                     it.remove();
                 }
             }
@@ -191,7 +199,7 @@ public final class IntervalGate<P> {
         return new Oldest(out, end);
     }
 
-    /** The warehouse transaction holding the streamed changes committed. */
+    /** The warehouse transaction holding the released changes committed. */
     public void committed() {
         for (PartitionState s : partitions.values()) {
             s.streamedFrom = -1;

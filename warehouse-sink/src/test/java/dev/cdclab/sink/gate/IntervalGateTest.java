@@ -64,10 +64,15 @@ class IntervalGateTest {
         assertThat(g.release(g.bound()))
                 .extracting(IntervalRecord::intervalEndMs)
                 .containsExactly(1000L);
+        assertThat(g.committableOffsets())
+                .as("released, not committed yet")
+                .containsEntry("p0", 10L);
+        g.committed();
         assertThat(g.committableOffsets()).containsEntry("p0", 11L);
         assertThat(g.held()).isEqualTo(1);
         g.mark("p0", 13, new IntervalMarker(0, 1, 2000));
         assertThat(g.release(g.bound())).hasSize(1);
+        g.committed();
         assertThat(g.committableOffsets()).containsEntry("p0", 14L);
     }
 
