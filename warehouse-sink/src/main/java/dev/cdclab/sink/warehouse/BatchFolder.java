@@ -37,7 +37,7 @@ public final class BatchFolder {
             if (prev == null) {
                 newest.put(k, c);
             } else if (c.lastPosition().compareTo(prev.lastPosition()) > 0) {
-                newest.put(k, carryUnchanged(prev, c));
+                newest.put(k, carryUnchanged(prev, withOp(c, foldedOp(prev, c))));
             }
         }
         List<List<NetChange>> out = new ArrayList<>();
@@ -46,6 +46,52 @@ public final class BatchFolder {
         }
         out.addAll(unfolded);
         return out;
+    }
+
+    /**
+     * True when the row is known not to have existed before the change: an insert of one raw change
+     * that is not a snapshot read. (An interval the net-change app folded may begin with a snapshot
+     * read, which may find a row the warehouse holds already.)
+     */
+    static boolean absentBefore(NetChange c) {
+        return c.op() == NetOperation.INSERT && !c.snapshot() && c.rawChanges() == 1;
+    }
+
+    /**
+     * The operation of two changes of one key folded: an insert when the row was absent before the
+     * older one and exists after the newer one; an update when it may have existed before and
+     * exists after; otherwise the newer one's.
+     */
+    static NetOperation foldedOp(NetChange older, NetChange newer) {
+        if (newer.op() != NetOperation.INSERT && newer.op() != NetOperation.UPDATE) {
+            return newer.op();
+        }
+        return absentBefore(older) ? NetOperation.INSERT : NetOperation.UPDATE;
+    }
+
+    private static NetChange withOp(NetChange c, NetOperation op) {
+        if (c.op() == op) {
+            return c;
+        }
+        return new NetChange(
+                c.table(),
+                op,
+                c.key(),
+                c.after(),
+                c.before(),
+                c.unchanged(),
+                c.schema(),
+                c.intervalStartMs(),
+                c.intervalEndMs(),
+                c.firstPosition(),
+                c.lastPosition(),
+                c.transaction(),
+                c.commitMs(),
+                c.rawChanges(),
+                c.snapshot(),
+                c.mode(),
+                c.stages(),
+                c.generatorCommitMicros());
     }
 
     /**

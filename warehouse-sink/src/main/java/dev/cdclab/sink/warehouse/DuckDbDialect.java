@@ -318,7 +318,7 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
      * Columns the source no longer has are NULL in rows written: the rows are written whole.
      * Changes newer than the table ({@code newer}) replace their keys' rows unguarded: one delete
      * per kind and one insert, by the key index when the table is large enough for a scan to cost
-     * more.
+     * more; inserts of rows that did not exist replace nothing and are only appended.
      */
     @Override
     public long merge(
@@ -368,10 +368,11 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
             DuckDBConnection duck = c.unwrap(DuckDBConnection.class);
             boolean unchanged = false;
             int deletes = 0;
+            int absent = 0;
             try (DuckDBAppender ap = duck.createAppender("temp", "main", st.stage())) {
                 for (StagedRow r : rows) {
                     ap.beginRow();
-                    ap.append(r.delete() ? "d" : "u");
+                    ap.append(r.delete() ? "d" : r.absent() ? "i" : "u");
                     ap.append(r.position());
                     ap.append(r.commitMs());
                     ap.append(r.key());
@@ -386,6 +387,7 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
                     ap.endRow();
                     unchanged |= !r.delete() && r.unchanged().length() > 1;
                     deletes += r.delete() ? 1 : 0;
+                    absent += !r.delete() && r.absent() ? 1 : 0;
                 }
             }
             if (unchanged) {
@@ -407,7 +409,7 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
                     written += n;
                     removed += n;
                 }
-                if (deletes < rows.size()) {
+                if (deletes + absent < rows.size()) {
                     removed +=
                             byIndex
                                     ? deleteByIndex(s, t, columns, st, rows, false)
@@ -467,7 +469,7 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
         StringBuilder in = new StringBuilder(rows.size() * 12);
         boolean numeric = st.keyKind() != ColumnKind.TEXT && st.keyKind() != ColumnKind.UUID;
         for (StagedRow r : rows) {
-            if (r.delete() != deletes) {
+            if (r.delete() != deletes || (!deletes && r.absent())) {
                 continue;
             }
             String v = r.values()[st.keyIndex()];

@@ -166,7 +166,8 @@ final class MergeSql {
                 + " AS t USING "
                 + stage
                 + " AS s WHERE s._op "
-                + (deletes ? "= 'd'" : "<> 'd'")
+                // unguarded, a change to a row known absent ('i') has nothing to replace
+                + (deletes ? "= 'd'" : guarded ? "<> 'd'" : "= 'u'")
                 + (guarded ? " AND s._lsn > t._cdc_lsn" : "")
                 + " AND "
                 + keyMatch(columns, caster);
@@ -233,7 +234,8 @@ final class MergeSql {
 
     /**
      * Deletes the warehouse rows of the staged keys of kind {@code op}, unguarded: for changes
-     * newer than anything the table holds.
+     * newer than anything the table holds. Rows staged as absent before their change ({@code _op =
+     * 'i'}) are not looked for.
      */
     static String deleteKeys(
             TableName target,

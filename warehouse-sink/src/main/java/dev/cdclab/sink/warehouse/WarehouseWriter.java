@@ -661,6 +661,7 @@ public final class WarehouseWriter implements AutoCloseable {
         }
         return new StagedRow(
                 delete,
+                BatchFolder.absentBefore(c),
                 c.lastPosition(),
                 c.commitMs(),
                 c.key().toString(),

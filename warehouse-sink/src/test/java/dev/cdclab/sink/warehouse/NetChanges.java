@@ -39,6 +39,43 @@ public final class NetChanges {
                 NetChangeMode.ALL);
     }
 
+    /** An insert: the row did not exist before it. */
+    public static NetChange insert(String table, int id, String name, long lsn) {
+        return change(
+                table,
+                ITEMS,
+                NetOperation.INSERT,
+                id,
+                row(id, name, null),
+                List.of(),
+                lsn,
+                NetChangeMode.ALL);
+    }
+
+    /** A row a snapshot read: an insert that may find the row written already. */
+    public static NetChange snapshotRead(String table, int id, String name, long lsn) {
+        NetChange c = insert(table, id, name, lsn);
+        return new NetChange(
+                c.table(),
+                c.op(),
+                c.key(),
+                c.after(),
+                c.before(),
+                c.unchanged(),
+                c.schema(),
+                c.intervalStartMs(),
+                c.intervalEndMs(),
+                c.firstPosition(),
+                c.lastPosition(),
+                c.transaction(),
+                c.commitMs(),
+                c.rawChanges(),
+                true,
+                c.mode(),
+                c.stages(),
+                c.generatorCommitMicros());
+    }
+
     public static NetChange delete(String table, int id, long lsn) {
         return change(
                 table, ITEMS, NetOperation.DELETE, id, null, List.of(), lsn, NetChangeMode.ALL);

@@ -2,9 +2,11 @@ package dev.cdclab.sink.warehouse;
 
 import static dev.cdclab.sink.warehouse.NetChanges.M;
 import static dev.cdclab.sink.warehouse.NetChanges.delete;
+import static dev.cdclab.sink.warehouse.NetChanges.insert;
 import static dev.cdclab.sink.warehouse.NetChanges.keyless;
 import static dev.cdclab.sink.warehouse.NetChanges.logRow;
 import static dev.cdclab.sink.warehouse.NetChanges.row;
+import static dev.cdclab.sink.warehouse.NetChanges.snapshotRead;
 import static dev.cdclab.sink.warehouse.NetChanges.truncate;
 import static dev.cdclab.sink.warehouse.NetChanges.upsert;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -76,7 +78,8 @@ abstract class WarehouseContract {
                 Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT id, name FROM " + quoted(table))) {
             while (rs.next()) {
-                out.put(rs.getInt(1), rs.getString(2));
+                int id = rs.getInt(1);
+                assertThat(out.put(id, rs.getString(2))).as("a second row of key " + id).isNull();
             }
         }
         return out;
@@ -674,6 +677,29 @@ abstract class WarehouseContract {
             assertThat(rs.getString(1)).isEqualTo("b");
             assertThat(rs.getString(2)).isEqualTo("big value");
         }
+    }
+
+    @Test
+    void insertsAreAppendedAndARowDeletedAndInsertedAgainInOneBatchIsReplaced() throws Exception {
+        writer.apply(List.of(insert(table, 1, "a", 10), insert(table, 2, "b", 11)), 100);
+        assertThat(names()).isEqualTo(Map.of(1, "a", 2, "b"));
+        // two windows of key 1 in one transaction: the row existed before the first one
+        writer.apply(List.of(delete(table, 1, 20), insert(table, 1, "a2", 21)), 200);
+        // key 3 inserted, then updated in a later window of the same transaction
+        writer.apply(List.of(insert(table, 3, "c", 30), upsert(table, 3, "c2", null, 31)), 300);
+        assertThat(names()).isEqualTo(Map.of(1, "a2", 2, "b", 3, "c2"));
+    }
+
+    @Test
+    void aSnapshotReadOrAReplayedInsertOfARowTheWarehouseHoldsReplacesItOrNothing()
+            throws Exception {
+        writer.apply(List.of(insert(table, 1, "a", 10), upsert(table, 2, "b", null, 11)), 100);
+        writer.apply(List.of(upsert(table, 1, "a2", null, 20)), 200);
+        writer.apply(List.of(insert(table, 1, "a", 10)), 300);
+        assertThat(names()).as("a replayed insert").isEqualTo(Map.of(1, "a2", 2, "b"));
+        writer.apply(
+                List.of(snapshotRead(table, 2, "b2", 40), upsert(table, 4, "d", null, 41)), 400);
+        assertThat(names()).as("read again").isEqualTo(Map.of(1, "a2", 2, "b2", 4, "d"));
     }
 
     @Test
