@@ -4,8 +4,9 @@ package dev.cdclab.sink.warehouse;
  * One net change in the shape the warehouse stages it: text values in column order.
  *
  * @param delete true for a delete
- * @param absent true when the row did not exist before the change (an insert that is not a snapshot
- *     read): unless the change is applied again, the warehouse has no row to replace
+ * @param absent true when the row did not exist before the change ({@link
+ *     BatchFolder#absentBefore}): unless the change is applied again, the warehouse has no row to
+ *     replace
  * @param position source log position of the last raw change, sortable form
  * @param commitMs source commit time of the last raw change
  * @param key canonical key JSON
