@@ -54,26 +54,16 @@ public final class NetChanges {
 
     /** A row a snapshot read: an insert that may find the row written already. */
     public static NetChange snapshotRead(String table, int id, String name, long lsn) {
-        NetChange c = insert(table, id, name, lsn);
-        return new NetChange(
-                c.table(),
-                c.op(),
-                c.key(),
-                c.after(),
-                c.before(),
-                c.unchanged(),
-                c.schema(),
-                c.intervalStartMs(),
-                c.intervalEndMs(),
-                c.firstPosition(),
-                c.lastPosition(),
-                c.transaction(),
-                c.commitMs(),
-                c.rawChanges(),
-                true,
-                c.mode(),
-                c.stages(),
-                c.generatorCommitMicros());
+        return change(
+                table,
+                ITEMS,
+                NetOperation.INSERT,
+                id,
+                row(id, name, null),
+                List.of(),
+                lsn,
+                NetChangeMode.ALL,
+                true);
     }
 
     public static NetChange delete(String table, int id, long lsn) {
@@ -163,6 +153,19 @@ public final class NetChanges {
             List<String> unchanged,
             long lsn,
             NetChangeMode mode) {
+        return change(table, columns, op, id, after, unchanged, lsn, mode, false);
+    }
+
+    private static NetChange change(
+            String table,
+            List<ColumnSpec> columns,
+            NetOperation op,
+            int id,
+            ObjectNode after,
+            List<String> unchanged,
+            long lsn,
+            NetChangeMode mode,
+            boolean snapshot) {
         ObjectNode key = M.createObjectNode();
         key.put("id", id);
         return new NetChange(
@@ -180,7 +183,7 @@ public final class NetChanges {
                 Long.toString(lsn),
                 1_700_000_000_000L + lsn,
                 1,
-                false,
+                snapshot,
                 mode,
                 new StageTimes(1, 2, 3, 4),
                 null);
