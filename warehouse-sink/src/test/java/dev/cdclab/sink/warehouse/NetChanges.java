@@ -41,19 +41,16 @@ public final class NetChanges {
 
     /** An insert: the row did not exist before it. */
     public static NetChange insert(String table, int id, String name, long lsn) {
-        return change(
-                table,
-                ITEMS,
-                NetOperation.INSERT,
-                id,
-                row(id, name, null),
-                List.of(),
-                lsn,
-                NetChangeMode.ALL);
+        return inserted(table, id, name, lsn, false);
     }
 
     /** A row a snapshot read: an insert that may find the row written already. */
     public static NetChange snapshotRead(String table, int id, String name, long lsn) {
+        return inserted(table, id, name, lsn, true);
+    }
+
+    private static NetChange inserted(
+            String table, int id, String name, long lsn, boolean snapshot) {
         return change(
                 table,
                 ITEMS,
@@ -63,7 +60,7 @@ public final class NetChanges {
                 List.of(),
                 lsn,
                 NetChangeMode.ALL,
-                true);
+                snapshot);
     }
 
     public static NetChange delete(String table, int id, long lsn) {
