@@ -1,6 +1,7 @@
 package dev.cdclab.cli;
 
 import dev.cdclab.format.Numbers;
+import dev.cdclab.instance.InstanceSlot;
 import dev.cdclab.orchestration.admin.AdminServer;
 import dev.cdclab.sink.SinkConfig;
 import dev.cdclab.sink.WarehouseSink;
@@ -46,10 +47,16 @@ final class SinkCommand implements Callable<Integer> {
         explicit.put(SinkConfig.WAREHOUSE_URL.key(), warehouseUrl);
         explicit.put(SinkConfig.GROUP_ID.key(), groupId);
         SinkConfig config = new SinkConfig(stage.build(SinkConfig.builder(), explicit));
-        // several sinks may run on one machine: a log file each
-        Commands.logTo(
-                Commands.workDir(Path.of("cdc-lab-runs", "sink"), "", "sink"),
-                "sink-" + ProcessHandle.current().pid() + ".log");
+        Path workDir = Commands.workDir(Path.of("cdc-lab-runs", "sink"), "", "sink");
+        if (config.get(SinkConfig.GROUP_INSTANCE_ID) == null) {
+            // several sinks may run on one machine: each holds a slot of its own, whose member
+            // id a restarted sink takes back (and with it its partitions, without a rebalance)
+            InstanceSlot slot = InstanceSlot.claim(workDir.resolve("instances"));
+            Commands.closeOnShutdown(slot);
+            explicit.put(SinkConfig.GROUP_INSTANCE_ID.key(), slot.memberId());
+            config = new SinkConfig(stage.build(SinkConfig.builder(), explicit));
+        }
+        Commands.logTo(workDir, "sink-" + ProcessHandle.current().pid() + ".log");
         AdminServer.requireFree(stage.adminPort);
         WarehouseSink sink = new WarehouseSink(config);
         CountDownLatch stopped = new CountDownLatch(1);

@@ -49,8 +49,8 @@ final class StreamsCommand implements Callable<Integer> {
         CountDownLatch stopped = new CountDownLatch(1);
         Commands.closeOnShutdown(stopped::countDown);
         Commands.closeOnShutdown(app);
-        // an instance replacing a killed one waits for the group to drop it (session timeout,
-        // 45 s by default) and, under exactly_once_v2, for its open transaction to be aborted
+        // a new instance that replaces a killed one (not restarted in its slot) waits for the
+        // group to drop the old member: session.timeout
         app.start(Duration.ofMinutes(5));
         out.println(
                 "net-change app "

@@ -1,5 +1,6 @@
 package dev.cdclab.streams;
 
+import dev.cdclab.instance.InstanceSlot;
 import dev.cdclab.streams.topology.NetChangeStats;
 import dev.cdclab.streams.topology.NetChangeTopology;
 import dev.cdclab.wait.Poll;
@@ -21,8 +22,10 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
@@ -38,7 +41,7 @@ public final class NetChangeApp implements AutoCloseable {
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private KafkaStreams streams;
     private KafkaStreamsMetrics streamsMetrics;
-    private StateDirectory stateDirectory;
+    private InstanceSlot slot;
 
     public NetChangeApp(NetChangeConfig config) {
         this.config = config;
@@ -51,9 +54,16 @@ public final class NetChangeApp implements AutoCloseable {
      */
     public void start(Duration timeout) {
         Properties props = NetChangeTopology.streamsProperties(config);
-        stateDirectory = StateDirectory.claim(Path.of(config.get(NetChangeConfig.STATE_DIR)));
-        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDirectory.path().toString());
-        LOG.info("Streams state under {}", stateDirectory.path());
+        slot = InstanceSlot.claim(Path.of(config.get(NetChangeConfig.STATE_DIR)));
+        props.put(StreamsConfig.STATE_DIR_CONFIG, slot.path().toString());
+        // static membership: restarted in its slot, this instance takes its tasks back at once,
+        // and under exactly_once_v2 its producers (named after the process id Streams keeps in
+        // the state directory) fence the killed instance's open transactions
+        props.putIfAbsent(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, slot.memberId());
+        LOG.info(
+                "Streams state under {}, group member {}",
+                slot.path(),
+                props.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG));
         if (config.get(NetChangeConfig.CREATE_TOPICS)) {
             ensureTopics(props, timeout);
         }
@@ -199,12 +209,16 @@ public final class NetChangeApp implements AutoCloseable {
             streamsMetrics = null;
         }
         if (streams != null) {
-            streams.close(Duration.ofSeconds(30));
+            // a static member stays in the group when it closes; leave, so the others take over
+            streams.close(
+                    CloseOptions.groupMembershipOperation(
+                                    CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                            .withTimeout(Duration.ofSeconds(30)));
             streams = null;
         }
-        if (stateDirectory != null) {
-            stateDirectory.close();
-            stateDirectory = null;
+        if (slot != null) {
+            slot.close();
+            slot = null;
         }
     }
 

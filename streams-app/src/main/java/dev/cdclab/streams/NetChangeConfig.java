@@ -11,6 +11,7 @@ import dev.cdclab.change.NetChangeMode;
 import dev.cdclab.config.ConfigOption;
 import dev.cdclab.config.Configuration;
 import dev.cdclab.config.RunNames;
+import dev.cdclab.instance.GroupMembership;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -128,6 +129,7 @@ public final class NetChangeConfig {
                             "Kafka Streams commit.interval.ms; under exactly_once_v2 net changes"
                                     + " become visible only at commits.")
                     .build();
+    public static final ConfigOption<Duration> SESSION_TIMEOUT = GroupMembership.SESSION_TIMEOUT;
     public static final ConfigOption<Integer> THREADS =
             intOption("num.stream.threads")
                     .defaultValue(1)
@@ -139,7 +141,8 @@ public final class NetChangeConfig {
                     .defaultValue(System.getProperty("java.io.tmpdir") + "/cdclab-streams")
                     .description(
                             "Directory for local state stores; each running instance takes the"
-                                    + " lowest free instance-N under it.")
+                                    + " lowest free instance-N under it, and a static member id"
+                                    + " in the group that goes with it.")
                     .build();
     public static final ConfigOption<StateStoreType> STATE_STORE =
             enumOption("state.store", StateStoreType.class)
@@ -222,6 +225,7 @@ public final class NetChangeConfig {
                     REPLICATION_FACTOR,
                     GUARANTEE,
                     COMMIT_INTERVAL,
+                    SESSION_TIMEOUT,
                     THREADS,
                     STATE_DIR,
                     STATE_STORE,

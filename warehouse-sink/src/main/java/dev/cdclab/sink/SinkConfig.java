@@ -9,6 +9,7 @@ import static dev.cdclab.config.ConfigOption.stringOption;
 import dev.cdclab.config.ConfigOption;
 import dev.cdclab.config.Configuration;
 import dev.cdclab.config.RunNames;
+import dev.cdclab.instance.GroupMembership;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +31,16 @@ public final class SinkConfig {
                             "Consumer group; sink instances in one group share the partitions"
                                     + " (needs a warehouse that takes concurrent writers).")
                     .build();
+    public static final ConfigOption<String> GROUP_INSTANCE_ID =
+            stringOption("group.instance.id")
+                    .description(
+                            "Static group membership: this instance's id in the group, the same"
+                                    + " when it restarts, so that it takes its partitions back at"
+                                    + " once. Unset, the sink is a dynamic member; the sink"
+                                    + " command sets one per machine, directory and running"
+                                    + " instance.")
+                    .build();
+    public static final ConfigOption<Duration> SESSION_TIMEOUT = GroupMembership.SESSION_TIMEOUT;
     public static final ConfigOption<String> TOPIC =
             stringOption("net.changes.topic")
                     .defaultValue("cdclab.net-changes")
@@ -147,6 +158,8 @@ public final class SinkConfig {
             List.of(
                     BOOTSTRAP_SERVERS,
                     GROUP_ID,
+                    GROUP_INSTANCE_ID,
+                    SESSION_TIMEOUT,
                     TOPIC,
                     WAREHOUSE_URL,
                     WAREHOUSE_USER,

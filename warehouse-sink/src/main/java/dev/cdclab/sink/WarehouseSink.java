@@ -8,6 +8,7 @@ import dev.cdclab.change.NetChangeCodec;
 import dev.cdclab.change.NetChangeRecord;
 import dev.cdclab.change.TableEvent;
 import dev.cdclab.config.OneLineError;
+import dev.cdclab.instance.GroupMembership;
 import dev.cdclab.sink.gate.IntervalGate;
 import dev.cdclab.sink.latency.LatencyRecorder;
 import dev.cdclab.sink.warehouse.ReadOnlyQuery;
@@ -29,6 +30,7 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -179,6 +181,11 @@ public final class WarehouseSink implements AutoCloseable {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.get(SinkConfig.BOOTSTRAP_SERVERS));
         p.put(ConsumerConfig.GROUP_ID_CONFIG, config.get(SinkConfig.GROUP_ID));
+        String member = config.get(SinkConfig.GROUP_INSTANCE_ID);
+        if (member != null && !member.isBlank()) {
+            p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, member);
+        }
+        p.putAll(GroupMembership.consumerSettings(config.get(SinkConfig.SESSION_TIMEOUT)));
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -630,7 +637,12 @@ public final class WarehouseSink implements AutoCloseable {
         }
         if (consumer != null) {
             try {
-                consumer.close(Duration.ofSeconds(5));
+                // a static member stays in the group when it closes; leave, so the others take
+                // over at once
+                consumer.close(
+                        CloseOptions.groupMembershipOperation(
+                                        CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                                .withTimeout(Duration.ofSeconds(5)));
             } catch (RuntimeException e) {
                 LOG.warn("Closing the consumer: {}", e.getMessage());
             }

@@ -1,6 +1,7 @@
 package dev.cdclab.streams.topology;
 
 import dev.cdclab.change.NetChangeCodec;
+import dev.cdclab.instance.GroupMembership;
 import dev.cdclab.streams.NetChangeConfig;
 import dev.cdclab.streams.NetChangeConfig.StateStoreType;
 import dev.cdclab.streams.debezium.DebeziumEventReader;
@@ -153,6 +154,8 @@ public final class NetChangeTopology {
         // wait up to 10 ms for 64 KB rather than one request per trickle of records
         p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MIN_BYTES_CONFIG), 65536);
         p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 10);
+        GroupMembership.consumerSettings(config.get(NetChangeConfig.SESSION_TIMEOUT))
+                .forEach((k, v) -> p.put(StreamsConfig.mainConsumerPrefix(k), v));
         config.kafkaOverrides().forEach(p::put);
         return p;
     }
