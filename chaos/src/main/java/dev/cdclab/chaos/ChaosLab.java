@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -67,8 +68,9 @@ public final class ChaosLab implements AutoCloseable {
     private volatile boolean watching = true;
     private WarehouseServer warehouse;
     private Pipeline pipeline;
-    private ChildJvm streams;
-    private ChildJvm sink;
+    // read by the health watcher while a scenario restarts a process
+    private final List<ChildJvm> streams = new CopyOnWriteArrayList<>();
+    private final List<ChildJvm> sinks = new CopyOnWriteArrayList<>();
     private ChaosWriter writer;
     private int faults;
 
@@ -77,28 +79,37 @@ public final class ChaosLab implements AutoCloseable {
             NetChangeConfig.Guarantee guarantee,
             List<String> sourceSql,
             List<String> sinkJvm,
-            Map<String, String> capture) {
+            Map<String, String> capture,
+            int instances,
+            int partitions) {
         static Options defaults() {
             return new Options(
-                    NetChangeConfig.Guarantee.AT_LEAST_ONCE, List.of(), List.of(), Map.of());
+                    NetChangeConfig.Guarantee.AT_LEAST_ONCE, List.of(), List.of(), Map.of(), 1, 1);
         }
 
         Options guarantee(NetChangeConfig.Guarantee g) {
-            return new Options(g, sourceSql, sinkJvm, capture);
+            return new Options(g, sourceSql, sinkJvm, capture, instances, partitions);
         }
 
         Options sql(String... statements) {
-            return new Options(guarantee, List.of(statements), sinkJvm, capture);
+            return new Options(
+                    guarantee, List.of(statements), sinkJvm, capture, instances, partitions);
         }
 
         Options sinkJvm(String... jvmOptions) {
-            return new Options(guarantee, sourceSql, List.of(jvmOptions), capture);
+            return new Options(
+                    guarantee, sourceSql, List.of(jvmOptions), capture, instances, partitions);
         }
 
         Options capture(String key, String value) {
             Map<String, String> m = new java.util.LinkedHashMap<>(capture);
             m.put(key, value);
-            return new Options(guarantee, sourceSql, sinkJvm, m);
+            return new Options(guarantee, sourceSql, sinkJvm, m, instances, partitions);
+        }
+
+        /** {@code n} Streams processes and {@code n} sink processes sharing the partitions. */
+        Options scaledOut(int n, int topicPartitions) {
+            return new Options(guarantee, sourceSql, sinkJvm, capture, n, topicPartitions);
         }
     }
 
@@ -132,6 +143,7 @@ public final class ChaosLab implements AutoCloseable {
                         .runId(runId)
                         .shutdownHooks(false)
                         .interval(Duration.ofMillis(500))
+                        .partitions(options.partitions())
                         .guarantee(options.guarantee())
                         .warehouseUrl(warehouse.jdbcUrl())
                         .sink(SinkConfig.WAREHOUSE_USER.key(), warehouse.user())
@@ -158,19 +170,19 @@ public final class ChaosLab implements AutoCloseable {
         pipeline = b.build();
         started.add(pipeline);
         pipeline.start();
-        streams =
-                stage(
-                        "streams",
-                        pipeline.netChangeConfig().raw().toProperties(),
-                        Map.of(),
-                        List.of());
+        for (int i = 0; i < options.instances(); i++) {
+            streams.add(
+                    stage(
+                            instanceName("streams", i),
+                            "streams",
+                            pipeline.netChangeConfig().raw().toProperties(),
+                            Map.of(),
+                            List.of()));
+        }
         awaitTopic(netChangeTopic(), READY_TIMEOUT);
-        sink =
-                stage(
-                        "sink",
-                        pipeline.sinkConfig().raw().toProperties(),
-                        Map.of("CDCLAB_WAREHOUSE_PASSWORD", warehouse.password()),
-                        options.sinkJvm());
+        for (int i = 0; i < options.instances(); i++) {
+            sinks.add(startSink(i, options.sinkJvm()));
+        }
         writer = new ChaosWriter(pipeline.source());
         started.add(writer);
         Thread health = new Thread(this::watchHealth, "chaos-health");
@@ -190,12 +202,12 @@ public final class ChaosLab implements AutoCloseable {
         try (org.apache.kafka.clients.admin.Admin admin =
                 org.apache.kafka.clients.admin.Admin.create(p)) {
             while (!admin.listTopics().names().get().contains(topic)) {
-                if (!streams.alive() || poll.expired()) {
+                if (!streams.get(0).alive() || poll.expired()) {
                     throw new IllegalStateException(
                             "the Streams process did not create "
                                     + topic
                                     + " (see "
-                                    + streams.logFile()
+                                    + streams.get(0).logFile()
                                     + ")");
                 }
                 poll.pause();
@@ -208,7 +220,22 @@ public final class ChaosLab implements AutoCloseable {
         }
     }
 
+    private ChildJvm startSink(int instance, List<String> jvm) {
+        return stage(
+                instanceName("sink", instance),
+                "sink",
+                pipeline.sinkConfig().raw().toProperties(),
+                Map.of("CDCLAB_WAREHOUSE_PASSWORD", warehouse.password()),
+                jvm);
+    }
+
+    /** The first instance has the stage's name; the others a number after it. */
+    private static String instanceName(String stage, int instance) {
+        return instance == 0 ? stage : stage + "-" + (instance + 1);
+    }
+
     private ChildJvm stage(
+            String name,
             String command,
             Map<String, String> settings,
             Map<String, String> env,
@@ -222,7 +249,7 @@ public final class ChaosLab implements AutoCloseable {
                 });
         List<String> jvmOptions = new ArrayList<>(List.of("-Xmx512m", "-XX:+UseSerialGC"));
         jvmOptions.addAll(jvm);
-        ChildJvm child = new ChildJvm(command, stageMain, args, work, env, jvmOptions);
+        ChildJvm child = new ChildJvm(name, stageMain, args, work, env, jvmOptions);
         started.add(child);
         return child.start();
     }
@@ -236,11 +263,21 @@ public final class ChaosLab implements AutoCloseable {
     }
 
     ChildJvm streamsProcess() {
-        return streams;
+        return streams.get(0);
     }
 
     ChildJvm sinkProcess() {
-        return sink;
+        return sinks.get(0);
+    }
+
+    /** Streams process {@code i} of {@link Options#instances()}, counted from 0. */
+    ChildJvm streamsProcess(int i) {
+        return streams.get(i);
+    }
+
+    /** Sink process {@code i} of {@link Options#instances()}, counted from 0. */
+    ChildJvm sinkProcess(int i) {
+        return sinks.get(i);
     }
 
     /** Counts one injected fault. */
@@ -307,12 +344,19 @@ public final class ChaosLab implements AutoCloseable {
      */
     long awaitMarker(Duration timeout) {
         long id = markers.incrementAndGet();
+        // rows with keys on every partition: the marker arrives only when every partition flows
+        int rows = 8 * options.partitions();
         long t0 = System.nanoTime();
         Poll poll = Poll.within(timeout).every(Duration.ofMillis(100));
         while (true) {
             try (Connection c = source();
                     Statement s = c.createStatement()) {
-                s.execute("INSERT INTO chaos_marker (id) VALUES (" + id + ")");
+                s.execute(
+                        "INSERT INTO chaos_marker (id) SELECT "
+                                + id
+                                + " * 1000 + g FROM generate_series(1, "
+                                + rows
+                                + ") g");
                 break;
             } catch (SQLException e) {
                 if (poll.expired()) {
@@ -330,8 +374,9 @@ public final class ChaosLab implements AutoCloseable {
                     Statement s = c.createStatement();
                     ResultSet rs =
                             s.executeQuery(
-                                    "SELECT count(*) FROM public.chaos_marker WHERE id = " + id)) {
-                if (rs.next() && rs.getLong(1) == 1) {
+                                    "SELECT count(*) FROM public.chaos_marker WHERE id / 1000 = "
+                                            + id)) {
+                if (rs.next() && rs.getLong(1) == rows) {
                     return (System.nanoTime() - t0) / 1_000_000;
                 }
             } catch (SQLException e) {
@@ -449,13 +494,8 @@ public final class ChaosLab implements AutoCloseable {
 
     /** Starts the sink process again, with these extra JVM options instead of the first ones. */
     void restartSink(String... jvmOptions) {
-        sink.stop();
-        sink =
-                stage(
-                        "sink",
-                        pipeline.sinkConfig().raw().toProperties(),
-                        Map.of("CDCLAB_WAREHOUSE_PASSWORD", warehouse.password()),
-                        List.of(jvmOptions));
+        sinks.get(0).stop();
+        sinks.set(0, startSink(0, List.of(jvmOptions)));
     }
 
     /** The sum of a topic's end offsets. */
@@ -516,11 +556,17 @@ public final class ChaosLab implements AutoCloseable {
 
     // ---- watchers ----------------------------------------------------------------------------
 
+    private List<ChildJvm> children() {
+        List<ChildJvm> all = new ArrayList<>(streams);
+        all.addAll(sinks);
+        return all;
+    }
+
     private void watchHealth() {
         while (watching) {
             try {
                 pipeline.checkHealthy();
-                for (ChildJvm child : List.of(streams, sink)) {
+                for (ChildJvm child : children()) {
                     int code = child.exitCode();
                     if (code > 0 && code != 137) {
                         failure.compareAndSet(null, child.name() + ": " + lastError(child));

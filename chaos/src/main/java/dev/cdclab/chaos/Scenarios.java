@@ -98,6 +98,13 @@ public final class Scenarios {
                 Expect.NO_LOSS,
                 Scenarios::streamsKill);
         add(
+                "scale-out-takeover",
+                "two Streams processes and two sinks share 4 partitions; one of each killed -9"
+                        + " and not restarted: the others take over its partitions",
+                DEFAULTS.scaledOut(2, 4),
+                Expect.NO_LOSS,
+                Scenarios::scaleOutTakeover);
+        add(
                 "kafka-restart",
                 "the broker restarted twice under load",
                 DEFAULTS,
@@ -375,6 +382,15 @@ public final class Scenarios {
             sleep(1000);
             lab.streamsProcess().start();
         }
+    }
+
+    private static void scaleOutTakeover(ChaosLab lab) throws Exception {
+        sleep(3000);
+        lab.streamsProcess(1).kill();
+        lab.fault("Streams process 2 of 2 killed, not restarted");
+        sleep(1000);
+        lab.sinkProcess(1).kill();
+        lab.fault("sink 2 of 2 killed, not restarted");
     }
 
     private static void kafkaRestart(ChaosLab lab) throws Exception {
