@@ -13,9 +13,20 @@ package dev.cdclab.change;
  *     transaction boundaries)
  * @param sourceMs the source commit time the closed windows reach: every transaction the source
  *     committed before it is in them
+ * @param windows the settings the task cuts windows with ({@code interval=... grace=... mode=...}):
+ *     tasks whose markers say different things cannot be read together; empty when not said
  */
-public record IntervalMarker(int task, int tasks, long closedThrough, long sourceMs)
+public record IntervalMarker(int task, int tasks, long closedThrough, long sourceMs, String windows)
         implements NetChangeRecord {
+
+    public IntervalMarker {
+        windows = windows == null ? "" : windows;
+    }
+
+    /** A marker that does not say how its task cuts windows. */
+    public IntervalMarker(int task, int tasks, long closedThrough, long sourceMs) {
+        this(task, tasks, closedThrough, sourceMs, "");
+    }
 
     /** A marker of fixed commit-time intervals, whose bound is itself a commit time. */
     public IntervalMarker(int task, int tasks, long closedThroughMs) {

@@ -96,6 +96,9 @@ public final class NetChangeCodec {
                 g.writeNumberField("tasks", m.tasks());
                 g.writeNumberField("closed_through", m.closedThrough());
                 g.writeNumberField("source_ms", m.sourceMs());
+                if (!m.windows().isEmpty()) {
+                    g.writeStringField("windows", m.windows());
+                }
                 g.writeEndObject();
                 g.writeEndObject();
             }
@@ -181,7 +184,8 @@ public final class NetChangeCodec {
                                 required(m, "task").asInt(),
                                 required(m, "tasks").asInt(),
                                 required(m, "closed_through").asLong(),
-                                required(m, "source_ms").asLong());
+                                required(m, "source_ms").asLong(),
+                                m.path("windows").asText(""));
                     }
                     case "table_event" -> {
                         JsonNode e = p.readValueAsTree();

@@ -136,6 +136,8 @@ class NetChangeCodecTest {
         assertThat(NetChangeCodec.decode(NetChangeCodec.encode(m))).isEqualTo(m);
         assertThat(new String(NetChangeCodec.key(m), StandardCharsets.UTF_8))
                 .isEqualTo("__marker__/2");
+        IntervalMarker said = new IntervalMarker(2, 4, 123_000, 122_000, "interval=0 mode=all");
+        assertThat(NetChangeCodec.decode(NetChangeCodec.encode(said))).isEqualTo(said);
     }
 
     @Test

@@ -35,6 +35,9 @@ public sealed interface WindowPolicy {
     /** Largest window start that is closed under the bound. */
     long maxClosedStart(long closedThrough);
 
+    /** The settings that make this policy, as {@code interval=... grace=...}. */
+    String settings();
+
     /** True when the window is complete once everything up to {@code closedThrough} is in. */
     default boolean isClosed(Interval window, long closedThrough) {
         return window.endMs() <= closedThrough;
@@ -65,6 +68,11 @@ public sealed interface WindowPolicy {
         @Override
         public long maxClosedStart(long closedThrough) {
             return closedThrough - 1;
+        }
+
+        @Override
+        public String settings() {
+            return "interval=0 (a window per transaction)";
         }
     }
 
@@ -101,6 +109,11 @@ public sealed interface WindowPolicy {
         @Override
         public long maxClosedStart(long closedThrough) {
             return closedThrough - intervalMs;
+        }
+
+        @Override
+        public String settings() {
+            return "interval=" + intervalMs + "ms grace=" + graceMs + "ms";
         }
     }
 }

@@ -23,6 +23,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
@@ -69,6 +70,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     private final long markerIntervalNanos;
     private final NetChangeMode mode;
     private final int tasks;
+    private final String windows;
     private final DebeziumEventReader reader;
     private final NetChangeStats stats;
     private ProcessorContext<byte[], byte[]> context;
@@ -133,6 +135,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         this.markerIntervalNanos = markerInterval.toNanos();
         this.mode = mode;
         this.tasks = tasks;
+        this.windows = policy.settings() + " mode=" + mode.name().toLowerCase(Locale.ROOT);
         this.reader = reader;
         this.heapBytes = heapBytes;
         this.stats = stats;
@@ -508,7 +511,8 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         markerDue = false;
         lastMarkerNanos = now;
         progress.put(task, closedThrough);
-        IntervalMarker marker = new IntervalMarker(task, tasks, closedThrough, closedSourceMs);
+        IntervalMarker marker =
+                new IntervalMarker(task, tasks, closedThrough, closedSourceMs, windows);
         long ts = punctuation ? System.currentTimeMillis() : lastTimestamp;
         context.forward(
                 new Record<>(NetChangeCodec.key(marker), NetChangeCodec.encode(marker), ts),

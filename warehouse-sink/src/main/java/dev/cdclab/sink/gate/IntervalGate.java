@@ -5,10 +5,12 @@ import dev.cdclab.change.IntervalRecord;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Holds net changes (and table events) until every Streams task has closed their interval on every
@@ -31,6 +33,14 @@ public final class IntervalGate<P> {
         final Map<Integer, Long> sourceMs = new HashMap<>();
         int tasks = -1;
         long nextOffset = -1;
+
+        /** The settings the tasks' markers say they cut windows with, and the ones before. */
+        String settings;
+
+        String previousSettings;
+
+        /** Tasks that have marked under {@link #settings} since they changed. */
+        final Set<Integer> settled = new HashSet<>();
 
         /** Lowest offset of a change released into the open warehouse transaction, or -1. */
         long streamedFrom = -1;
@@ -91,9 +101,17 @@ public final class IntervalGate<P> {
         s.nextOffset = Math.max(s.nextOffset, offset + 1);
     }
 
-    /** Records a marker read at {@code offset}. */
+    /**
+     * Records a marker read at {@code offset}.
+     *
+     * @throws InconsistentTasksException when the partition's markers go back to settings other
+     *     tasks already left: instances of the Streams app run with different settings
+     */
     public void mark(P partition, long offset, IntervalMarker marker) {
         PartitionState s = partitions.computeIfAbsent(partition, k -> new PartitionState());
+        if (!marker.windows().isEmpty()) {
+            follow(partition, s, marker);
+        }
         if (marker.tasks() != s.tasks) {
             // the Streams app was rescaled: markers of tasks that no longer exist do not count
             s.tasks = marker.tasks();
@@ -103,6 +121,52 @@ public final class IntervalGate<P> {
         s.closedThrough.merge(marker.task(), marker.closedThrough(), Math::max);
         s.sourceMs.merge(marker.task(), marker.sourceMs(), Math::max);
         s.nextOffset = Math.max(s.nextOffset, offset + 1);
+    }
+
+    /**
+     * Follows the settings the markers carry. Instances restarted with new settings change them
+     * once, and every task then marks under the new ones; markers that go back to the settings
+     * before, while some task has not yet marked under the new ones, come from instances running
+     * with both at once, whose windows cannot be gated together.
+     */
+    private void follow(P partition, PartitionState s, IntervalMarker marker) {
+        String settings = "partitions=" + marker.tasks() + " " + marker.windows();
+        if (!settings.equals(s.settings)) {
+            if (settings.equals(s.previousSettings)) {
+                throw new InconsistentTasksException(
+                        "Streams tasks disagree: the markers on "
+                                + partition
+                                + " alternate between '"
+                                + s.previousSettings
+                                + "' and '"
+                                + s.settings
+                                + "'; run every instance of the net-change app with the same"
+                                + " partitions, interval, grace and mode");
+            }
+            if (s.settings != null) {
+                // bounds said under other settings are not comparable: every task marks again
+                s.closedThrough.clear();
+                s.sourceMs.clear();
+            }
+            s.previousSettings = s.settings;
+            s.settings = settings;
+            s.settled.clear();
+        }
+        if (s.previousSettings != null) {
+            s.settled.add(marker.task());
+            if (s.settled.size() >= marker.tasks()) {
+                s.previousSettings = null;
+            }
+        }
+    }
+
+    /** Markers of tasks running with different settings. */
+    public static final class InconsistentTasksException extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        InconsistentTasksException(String message) {
+            super(message);
+        }
     }
 
     /**

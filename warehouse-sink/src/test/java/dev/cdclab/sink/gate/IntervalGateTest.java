@@ -1,6 +1,7 @@
 package dev.cdclab.sink.gate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.cdclab.change.IntervalMarker;
 import dev.cdclab.change.IntervalRecord;
@@ -37,6 +38,62 @@ class IntervalGateTest {
                 NetChangeMode.ALL,
                 new StageTimes(0, 0, 0, 0),
                 null);
+    }
+
+    private static final String TX_WINDOWS = "interval=0 (a window per transaction) mode=all";
+    private static final String ONE_SECOND = "interval=1000ms grace=100ms mode=all";
+
+    private static IntervalMarker marker(int task, long closedThrough, String windows) {
+        return new IntervalMarker(task, 2, closedThrough, closedThrough, windows);
+    }
+
+    @Test
+    void tasksRunningWithDifferentWindowSettingsStopTheSink() {
+        IntervalGate<String> g = new IntervalGate<>();
+        g.assign(List.of("p0"));
+        g.mark("p0", 0, marker(0, 5_000, TX_WINDOWS));
+        g.mark("p0", 1, marker(1, 1_000, ONE_SECOND));
+        assertThat(g.bound())
+                .as("task 0's bound was said under other settings")
+                .isEqualTo(Long.MIN_VALUE);
+        assertThatThrownBy(() -> g.mark("p0", 2, marker(0, 5_001, TX_WINDOWS)))
+                .isInstanceOf(IntervalGate.InconsistentTasksException.class)
+                .hasMessageContaining("p0")
+                .hasMessageContaining("'partitions=2 " + TX_WINDOWS + "'")
+                .hasMessageContaining("'partitions=2 " + ONE_SECOND + "'");
+    }
+
+    @Test
+    void tasksRunningWithDifferentPartitionCountsStopTheSink() {
+        IntervalGate<String> g = new IntervalGate<>();
+        g.assign(List.of("p0"));
+        g.mark("p0", 0, new IntervalMarker(0, 2, 1_000, 1_000, ONE_SECOND));
+        g.mark("p0", 1, new IntervalMarker(1, 3, 1_000, 1_000, ONE_SECOND));
+        assertThatThrownBy(
+                        () -> g.mark("p0", 2, new IntervalMarker(0, 2, 2_000, 2_000, ONE_SECOND)))
+                .isInstanceOf(IntervalGate.InconsistentTasksException.class)
+                .hasMessageContaining("partitions=2")
+                .hasMessageContaining("partitions=3");
+    }
+
+    @Test
+    void instancesRestartedWithNewSettingsAreFollowedAndMayChangeBackLater() {
+        IntervalGate<String> g = new IntervalGate<>();
+        g.assign(List.of("p0"));
+        g.mark("p0", 0, marker(0, 1_000, ONE_SECOND));
+        g.mark("p0", 1, marker(1, 1_000, ONE_SECOND));
+        assertThat(g.bound()).isEqualTo(1_000);
+        // every instance restarted with transaction windows
+        g.mark("p0", 2, marker(1, 7_000, TX_WINDOWS));
+        assertThat(g.bound())
+                .as("task 0 has not marked under the new settings")
+                .isEqualTo(Long.MIN_VALUE);
+        g.mark("p0", 3, marker(0, 7_000, TX_WINDOWS));
+        assertThat(g.bound()).isEqualTo(7_000);
+        // and, once every task follows them, back again
+        g.mark("p0", 4, marker(0, 2_000, ONE_SECOND));
+        g.mark("p0", 5, marker(1, 2_000, ONE_SECOND));
+        assertThat(g.bound()).isEqualTo(2_000);
     }
 
     @Test
