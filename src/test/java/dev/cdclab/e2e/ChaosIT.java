@@ -70,6 +70,7 @@ class ChaosIT {
                 assertThat(s.get("rows_lost").asLong()).as(s.toString()).isZero();
                 assertThat(s.get("verified").asBoolean()).as(s.toString()).isTrue();
                 assertThat(s.get("regressions").asLong()).as(s.toString()).isZero();
+                assertThat(s.get("consistent_reads").asLong()).as(s.toString()).isPositive();
                 if (CONSUMER_KILLS.contains(s.get("name").asText())) {
                     assertThat(s.get("recovery_ms").asLong())
                             .as(s.toString())
@@ -82,6 +83,7 @@ class ChaosIT {
                     assertThat(s.get("stopped_with").asText()).contains("dropped and recreated");
                 }
             }
+            assertThat(s.get("torn_reads").asLong()).as(s.toString()).isZero();
             assertThat(s.get("faults_injected").asInt()).as(s.toString()).isPositive();
         }
         assertThat(names).hasSize(17).containsExactlyElementsOf(ALL).containsAll(CONSUMER_KILLS);

@@ -64,6 +64,8 @@ public final class ChaosLab implements AutoCloseable {
     private final List<AutoCloseable> started = new ArrayList<>();
     private final AtomicReference<String> failure = new AtomicReference<>();
     private final AtomicLong regressions = new AtomicLong();
+    private final AtomicLong tornReads = new AtomicLong();
+    private final AtomicLong consistentReads = new AtomicLong();
     private final AtomicLong markers = new AtomicLong();
     private volatile boolean watching = true;
     private WarehouseServer warehouse;
@@ -183,7 +185,11 @@ public final class ChaosLab implements AutoCloseable {
         for (int i = 0; i < options.instances(); i++) {
             sinks.add(startSink(i, options.sinkJvm()));
         }
-        writer = new ChaosWriter(pipeline.source());
+        try {
+            writer = new ChaosWriter(pipeline.source());
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create the accounts table: " + e.getMessage());
+        }
         started.add(writer);
         Thread health = new Thread(this::watchHealth, "chaos-health");
         health.setDaemon(true);
@@ -191,6 +197,9 @@ public final class ChaosLab implements AutoCloseable {
         Thread versions = new Thread(this::watchVersions, "chaos-versions");
         versions.setDaemon(true);
         versions.start();
+        Thread totals = new Thread(this::watchTotals, "chaos-totals");
+        totals.setDaemon(true);
+        totals.start();
         awaitMarker(READY_TIMEOUT);
     }
 
@@ -633,6 +642,60 @@ public final class ChaosLab implements AutoCloseable {
             }
             sleep(300);
         }
+    }
+
+    /**
+     * Reads the accounts' count and total in the warehouse, continuously, each read in a REPEATABLE
+     * READ transaction of its own. Every source transaction keeps both, so once the accounts are
+     * there any other count or total is part of a transaction made visible without the rest.
+     */
+    private void watchTotals() {
+        String sql =
+                "SELECT count(*), coalesce(sum(balance), 0) FROM public." + ChaosWriter.ACCOUNTS;
+        while (watching) {
+            try (Connection c = warehouse()) {
+                c.setAutoCommit(false);
+                c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+                try (Statement s = c.createStatement()) {
+                    while (watching) {
+                        long count;
+                        long total;
+                        try (ResultSet rs = s.executeQuery(sql)) {
+                            rs.next();
+                            count = rs.getLong(1);
+                            total = rs.getLong(2);
+                        }
+                        c.commit();
+                        if (count == ChaosWriter.ACCOUNT_COUNT && total == ChaosWriter.TOTAL) {
+                            consistentReads.incrementAndGet();
+                        } else if (count > 0) {
+                            tornReads.incrementAndGet();
+                            LOG.warn(
+                                    "warehouse read shows part of a transaction: {} accounts"
+                                            + " holding {} (expected {} holding {})",
+                                    count,
+                                    total,
+                                    ChaosWriter.ACCOUNT_COUNT,
+                                    ChaosWriter.TOTAL);
+                        }
+                        sleep(20);
+                    }
+                }
+            } catch (SQLException e) {
+                // not created yet, or the warehouse is busy
+                sleep(300);
+            }
+        }
+    }
+
+    /** Reads of the warehouse that showed part of a source transaction. */
+    long tornReads() {
+        return tornReads.get();
+    }
+
+    /** Reads of the warehouse that showed whole transactions only. */
+    long consistentReads() {
+        return consistentReads.get();
     }
 
     /** Holds a fault (or the writer) for {@code ms}: {@link Poll#sleep}. */

@@ -44,6 +44,12 @@ public final class ChaosRunner {
             if (note == null && !v.matches()) {
                 note = v.summary();
             }
+            if (note == null && lab.tornReads() > 0) {
+                note = lab.tornReads() + " warehouse reads showed part of a source transaction";
+            }
+            if (note == null && lab.consistentReads() == 0) {
+                note = "the watcher never read the accounts in the warehouse";
+            }
             boolean passed = note == null && lost == 0 && lab.regressions() == 0 && stopped == null;
             return new ScenarioResult(
                     scenario.name(),
@@ -52,6 +58,8 @@ public final class ChaosRunner {
                     lost,
                     dups,
                     lab.regressions(),
+                    lab.tornReads(),
+                    lab.consistentReads(),
                     recovery,
                     v.matches(),
                     stopped,
@@ -66,6 +74,8 @@ public final class ChaosRunner {
                     null,
                     0,
                     lab == null ? 0 : lab.regressions(),
+                    lab == null ? 0 : lab.tornReads(),
+                    lab == null ? 0 : lab.consistentReads(),
                     -1,
                     false,
                     lab == null ? null : lab.failure(),
@@ -95,10 +105,12 @@ public final class ChaosRunner {
                 null,
                 0,
                 lab.regressions(),
+                lab.tornReads(),
+                lab.consistentReads(),
                 stopped == null ? -1 : (System.nanoTime() - t0) / 1_000_000,
                 false,
                 stopped,
-                stopped != null && note == null && lab.regressions() == 0,
+                stopped != null && note == null && lab.regressions() == 0 && lab.tornReads() == 0,
                 note);
     }
 }

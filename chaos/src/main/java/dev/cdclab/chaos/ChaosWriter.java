@@ -13,10 +13,25 @@ import org.slf4j.LoggerFactory;
 /**
  * Keeps the busy table changing, about 100 transactions a second: each inserts a new id, bumps the
  * version of a random one and now and then deletes one. Ids are never reused, so a deleted row that
- * comes back is a bug. Connection errors (a source restart) are waited out.
+ * comes back is a bug. Each transaction also moves money between two accounts (two updates, the
+ * total stays {@link #TOTAL}), and every tenth moves an account to a new primary key, so a reader
+ * of the warehouse that sees another total or count has seen part of a transaction. Connection
+ * errors (a source restart) are waited out.
  */
 final class ChaosWriter implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ChaosWriter.class);
+
+    /** The accounts table: {@code id} (the key, which moves), {@code account}, {@code balance}. */
+    static final String ACCOUNTS = "chaos_accounts";
+
+    /** Accounts in {@link #ACCOUNTS}. */
+    static final int ACCOUNT_COUNT = 50;
+
+    /** What the balances add up to after every transaction. */
+    static final long TOTAL = ACCOUNT_COUNT * 1_000L;
+
+    /** A key move adds this to the key: keys stay apart, since each is its account modulo it. */
+    private static final int KEY_STRIDE = 1_000;
 
     private final SourceEndpoint source;
     private final AtomicInteger nextId = new AtomicInteger(1);
@@ -26,8 +41,25 @@ final class ChaosWriter implements AutoCloseable {
     private volatile boolean running = true;
     private volatile boolean paused;
 
-    ChaosWriter(SourceEndpoint source) {
+    /** Creates and fills the accounts table, then starts writing. */
+    ChaosWriter(SourceEndpoint source) throws SQLException {
         this.source = source;
+        try (Connection c = source.connect();
+                var s = c.createStatement()) {
+            s.execute(
+                    "CREATE TABLE "
+                            + ACCOUNTS
+                            + " (id bigint PRIMARY KEY, account int NOT NULL UNIQUE, balance bigint"
+                            + " NOT NULL)");
+            s.execute(
+                    "INSERT INTO "
+                            + ACCOUNTS
+                            + " SELECT g, g, "
+                            + TOTAL / ACCOUNT_COUNT
+                            + " FROM generate_series(1, "
+                            + ACCOUNT_COUNT
+                            + ") g");
+        }
         this.thread = new Thread(this::loop, "chaos-writer");
         thread.setDaemon(true);
         thread.start();
@@ -50,7 +82,19 @@ final class ChaosWriter implements AutoCloseable {
                                                 + " md5(random()::text) WHERE id = ?");
                         PreparedStatement del =
                                 c.prepareStatement(
-                                        "DELETE FROM " + ChaosLab.ITEMS + " WHERE id = ?")) {
+                                        "DELETE FROM " + ChaosLab.ITEMS + " WHERE id = ?");
+                        PreparedStatement move =
+                                c.prepareStatement(
+                                        "UPDATE "
+                                                + ACCOUNTS
+                                                + " SET balance = balance + ? WHERE account = ?");
+                        PreparedStatement rekey =
+                                c.prepareStatement(
+                                        "UPDATE "
+                                                + ACCOUNTS
+                                                + " SET id = id + "
+                                                + KEY_STRIDE
+                                                + " WHERE account = ?")) {
                     while (running) {
                         if (paused) {
                             ChaosLab.sleep(50);
@@ -65,6 +109,19 @@ final class ChaosWriter implements AutoCloseable {
                         if (r.nextInt(10) == 0) {
                             del.setInt(1, 1 + r.nextInt(id));
                             del.executeUpdate();
+                        }
+                        int from = 1 + r.nextInt(ACCOUNT_COUNT);
+                        int to = 1 + (from + r.nextInt(ACCOUNT_COUNT - 1)) % ACCOUNT_COUNT;
+                        long amount = 1 + r.nextInt(100);
+                        move.setLong(1, -amount);
+                        move.setInt(2, from);
+                        move.executeUpdate();
+                        move.setLong(1, amount);
+                        move.setInt(2, to);
+                        move.executeUpdate();
+                        if (r.nextInt(10) == 0) {
+                            rekey.setInt(1, from);
+                            rekey.executeUpdate();
                         }
                         c.commit();
                         nextId.incrementAndGet();

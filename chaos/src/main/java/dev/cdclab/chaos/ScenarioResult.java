@@ -14,6 +14,9 @@ import java.util.Map;
  * @param duplicatesAbsorbed change events and net changes delivered more than once (replays) that
  *     the warehouse absorbed
  * @param regressions times a warehouse row was seen going back to an older version
+ * @param tornReads reads of the warehouse (REPEATABLE READ, continuously) that showed part of a
+ *     source transaction: the accounts' count or total other than every transaction keeps
+ * @param consistentReads reads of the warehouse that showed whole transactions only
  * @param recoveryMs from the last fault to a row written then being in the warehouse; -1 if not
  *     measured
  * @param verified every captured table equals the source (count, checksum, differing keys)
@@ -28,6 +31,8 @@ public record ScenarioResult(
         Long rowsLost,
         long duplicatesAbsorbed,
         long regressions,
+        long tornReads,
+        long consistentReads,
         long recoveryMs,
         boolean verified,
         String stoppedWith,
@@ -43,6 +48,8 @@ public record ScenarioResult(
         m.put("rows_lost", rowsLost);
         m.put("duplicates_absorbed", duplicatesAbsorbed);
         m.put("regressions", regressions);
+        m.put("torn_reads", tornReads);
+        m.put("consistent_reads", consistentReads);
         m.put("recovery_ms", recoveryMs);
         m.put("verified", verified);
         m.put("stopped_with", stoppedWith);

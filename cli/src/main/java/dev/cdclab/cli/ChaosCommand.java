@@ -109,11 +109,12 @@ final class ChaosCommand implements Callable<Integer> {
     static void printTable(PrintStream out, List<ScenarioResult> results) {
         out.printf(
                 Locale.ROOT,
-                "%-24s %6s %9s %10s %11s %9s %s%n",
+                "%-24s %6s %9s %10s %11s %11s %9s %s%n",
                 "scenario",
                 "faults",
                 "rows lost",
                 "duplicates",
+                "torn reads",
                 "recovery",
                 "verified",
                 "result");
@@ -121,11 +122,12 @@ final class ChaosCommand implements Callable<Integer> {
             boolean loud = r.expect() == Scenario.Expect.STOPS_LOUDLY;
             out.printf(
                     Locale.ROOT,
-                    "%-24s %6d %9s %10d %11s %9s %s%n",
+                    "%-24s %6d %9s %10d %11s %11s %9s %s%n",
                     r.name(),
                     r.faults(),
                     r.rowsLost() == null ? "-" : Long.toString(r.rowsLost()),
                     r.duplicatesAbsorbed(),
+                    r.tornReads() + " of " + (r.tornReads() + r.consistentReads()),
                     r.recoveryMs() < 0
                             ? "-"
                             : String.format(Locale.ROOT, "%.1f s", r.recoveryMs() / 1000.0),
