@@ -105,6 +105,14 @@ public final class Scenarios {
                 Expect.NO_LOSS,
                 Scenarios::scaleOutTakeover);
         add(
+                "scale-out-restart",
+                "two Streams processes and two sinks share 4 partitions; one Streams process and"
+                        + " the committing sink killed -9 and restarted, twice: no read shows part"
+                        + " of a transaction",
+                DEFAULTS.scaledOut(2, 4),
+                Expect.NO_LOSS,
+                Scenarios::scaleOutRestart);
+        add(
                 "kafka-restart",
                 "the broker restarted twice under load",
                 DEFAULTS,
@@ -391,6 +399,19 @@ public final class Scenarios {
         sleep(1000);
         lab.sinkProcess(1).kill();
         lab.fault("sink 2 of 2 killed, not restarted");
+    }
+
+    private static void scaleOutRestart(ChaosLab lab) throws Exception {
+        for (int i = 0; i < 2; i++) {
+            sleep(3000 + 170L * i);
+            // the first sink started alone and took the committer lock; after it, the other
+            lab.sinkProcess(i).kill();
+            lab.streamsProcess(i).kill();
+            lab.fault("sink " + (i + 1) + " of 2 and Streams process " + (i + 1) + " killed");
+            sleep(1000);
+            lab.streamsProcess(i).start();
+            lab.sinkProcess(i).start();
+        }
     }
 
     private static void kafkaRestart(ChaosLab lab) throws Exception {

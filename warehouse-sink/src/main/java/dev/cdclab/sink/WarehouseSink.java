@@ -12,6 +12,7 @@ import dev.cdclab.instance.GroupMembership;
 import dev.cdclab.sink.gate.IntervalGate;
 import dev.cdclab.sink.latency.LatencyRecorder;
 import dev.cdclab.sink.warehouse.ReadOnlyQuery;
+import dev.cdclab.sink.warehouse.StagingArea;
 import dev.cdclab.sink.warehouse.WarehouseWriter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
@@ -54,6 +55,11 @@ import org.slf4j.LoggerFactory;
  * uncommitted, its latency stage times are kept compactly); that transaction commits, with the rest
  * of its interval, once the bound reaches it, so readers still see the interval at once. A failure
  * rolls it back and the records are read again.
+ *
+ * <p>Sinks that share the topic's partitions (a PostgreSQL warehouse) do not apply what they
+ * release: each stages it in the warehouse ({@link StagingArea}), and the one holding the committer
+ * lock applies every interval staged on all partitions in one transaction. A sink that reads every
+ * partition, holds the lock and finds nothing staged applies directly, as above.
  */
 public final class WarehouseSink implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WarehouseSink.class);
@@ -84,6 +90,17 @@ public final class WarehouseSink implements AutoCloseable {
     private final Set<String> refusedChanges = new HashSet<>();
 
     private long appliedThrough = Long.MIN_VALUE;
+
+    /** Where released changes go while other sinks share the partitions; null for DuckDB. */
+    private StagingArea staging;
+
+    /** True while this sink stages what it releases instead of applying it. */
+    private boolean sharing;
+
+    /** As the committer: the interval end through which staged changes are applied. */
+    private long committedThrough = Long.MIN_VALUE;
+
+    private int partitionCount;
 
     /** Interval end of the latest changes written ahead into the open warehouse transaction. */
     private long streamedThrough = Long.MIN_VALUE;
@@ -144,6 +161,10 @@ public final class WarehouseSink implements AutoCloseable {
             closeQuietly();
             throw new IllegalStateException(
                     "topic " + topic + " does not exist; start the net-change app first");
+        }
+        partitionCount = parts.size();
+        if (writer.admitsSharedCommits()) {
+            staging = writer.stagingArea(topic);
         }
         try {
             subscribe(topic);
@@ -369,6 +390,12 @@ public final class WarehouseSink implements AutoCloseable {
     private int warehouseCommits;
 
     private void applyReady() throws SQLException {
+        if (sharingNow()) {
+            stageReady();
+            commitStaged();
+            stats.setHeld(gate.held());
+            return;
+        }
         long bound = gate.bound();
         // what was written ahead commits only at a bound that covers its interval
         if (bound > appliedThrough && bound >= streamedThrough) {
@@ -389,21 +416,7 @@ public final class WarehouseSink implements AutoCloseable {
                     }
                     throw e;
                 }
-                stats.applyTook((System.nanoTime() - t0) / 1_000_000 + streamedMillis);
-                latency.recordAll(streamedTimes, applied.committedAtMs());
-                List<NetChange> changes = changesOf(ready);
-                latency.recordAll(changes, applied.committedAtMs());
-                Map<String, Long> raw = new HashMap<>();
-                streamedTables.forEach((table, n) -> raw.merge(table, n[1], Long::sum));
-                for (NetChange c : changes) {
-                    raw.merge(c.table(), (long) c.rawChanges(), Long::sum);
-                }
-                raw.forEach(
-                        (table, r) ->
-                                stats.applied(
-                                        table, applied.netChanges().getOrDefault(table, 0L), r));
-                stats.tableEvents(writer.tablesEmptied(), writer.keylessUnmatched());
-                stats.batch(applied.rowsWritten() + streamedRows, sourceTime);
+                recordApplied(ready, applied, t0, sourceTime);
                 gate.committed();
                 forgetStreamed();
                 haltIfAsked();
@@ -416,6 +429,109 @@ public final class WarehouseSink implements AutoCloseable {
             // until the held records fit
         }
         stats.setHeld(gate.held());
+    }
+
+    /** Counts and times a committed warehouse transaction, with what was written ahead into it. */
+    private void recordApplied(
+            List<IntervalRecord> ready,
+            WarehouseWriter.Applied applied,
+            long startedNanos,
+            long sourceTime) {
+        stats.applyTook((System.nanoTime() - startedNanos) / 1_000_000 + streamedMillis);
+        latency.recordAll(streamedTimes, applied.committedAtMs());
+        List<NetChange> changes = changesOf(ready);
+        latency.recordAll(changes, applied.committedAtMs());
+        Map<String, Long> raw = new HashMap<>();
+        streamedTables.forEach((table, n) -> raw.merge(table, n[1], Long::sum));
+        for (NetChange c : changes) {
+            raw.merge(c.table(), (long) c.rawChanges(), Long::sum);
+        }
+        raw.forEach(
+                (table, r) ->
+                        stats.applied(table, applied.netChanges().getOrDefault(table, 0L), r));
+        stats.tableEvents(writer.tablesEmptied(), writer.keylessUnmatched());
+        stats.batch(applied.rowsWritten() + streamedRows, sourceTime);
+    }
+
+    /**
+     * Whether this round stages instead of applying: while other sinks read some of the partitions,
+     * or another sink holds the committer lock, and until everything staged has been applied. A
+     * transaction written ahead commits first.
+     */
+    private boolean sharingNow() throws SQLException {
+        if (staging == null) {
+            return false;
+        }
+        boolean all = consumer.assignment().size() >= partitionCount;
+        if (!sharing) {
+            if (streamedChanges == 0 && (!all || !staging.committer())) {
+                sharing = true;
+                LOG.info(
+                        "Sharing {} with other sinks: staging released changes for the committer",
+                        config.get(SinkConfig.TOPIC));
+            }
+        } else if (all && staging.committer() && staging.empty()) {
+            sharing = false;
+            LOG.info("Reading every partition with nothing staged: applying directly");
+        }
+        return sharing;
+    }
+
+    /**
+     * Stages the changes of every interval closed on this sink's partitions, records those
+     * partitions as staged through the bound, then commits their offsets.
+     */
+    private void stageReady() throws SQLException {
+        long bound = gate.bound();
+        if (bound <= appliedThrough) {
+            return;
+        }
+        List<IntervalGate.Released<TopicPartition>> ready = gate.releaseRead(bound);
+        stopOnTruncateIfAsked(ready.stream().map(IntervalGate.Released::change).toList());
+        List<StagingArea.Entry> entries = new ArrayList<>(ready.size());
+        for (IntervalGate.Released<TopicPartition> r : ready) {
+            entries.add(
+                    new StagingArea.Entry(
+                            r.partition().partition(),
+                            r.offset(),
+                            r.change().intervalEndMs(),
+                            NetChangeCodec.encode(r.change())));
+        }
+        Map<Integer, Long> through = new HashMap<>();
+        for (TopicPartition tp : consumer.assignment()) {
+            through.put(tp.partition(), bound);
+        }
+        staging.stage(entries, through, gate.sourceTime());
+        gate.committed();
+        appliedThrough = bound;
+        commitOffsets(false);
+    }
+
+    /**
+     * As the committer: applies every change staged through the interval end all partitions are
+     * staged through, in one warehouse transaction that also removes them from the staging area.
+     */
+    private void commitStaged() throws SQLException {
+        if (!staging.committer()) {
+            return;
+        }
+        StagingArea.Bound b = staging.bound(partitionCount);
+        if (b == null || b.throughMs() <= committedThrough) {
+            return;
+        }
+        long t0 = System.nanoTime();
+        List<IntervalRecord> ready = new ArrayList<>();
+        for (StagingArea.Entry e : staging.take(b.throughMs())) {
+            ready.add((IntervalRecord) NetChangeCodec.decode(e.record()));
+        }
+        WarehouseWriter.Applied applied = writer.apply(ready, b.sourceMs());
+        if (ready.isEmpty()) {
+            stats.advance(b.sourceMs());
+        } else {
+            recordApplied(ready, applied, t0, b.sourceMs());
+            haltIfAsked();
+        }
+        committedThrough = b.throughMs();
     }
 
     private static List<NetChange> changesOf(List<IntervalRecord> records) {

@@ -215,12 +215,21 @@ public final class IntervalGate<P> {
      * offsets are not committable until {@link #committed()}.
      */
     public List<IntervalRecord> release(long bound) {
-        List<IntervalRecord> out = new ArrayList<>();
-        for (PartitionState s : partitions.values()) {
+        return releaseRead(bound).stream().map(Released::change).toList();
+    }
+
+    /** A released change and where it was read. */
+    public record Released<P>(P partition, long offset, IntervalRecord change) {}
+
+    /** As {@link #release}, with the partition and offset each change was read at. */
+    public List<Released<P>> releaseRead(long bound) {
+        List<Released<P>> out = new ArrayList<>();
+        for (var e : partitions.entrySet()) {
+            PartitionState s = e.getValue();
             for (Iterator<Held> it = s.held.iterator(); it.hasNext(); ) {
                 Held h = it.next();
                 if (h.change().intervalEndMs() <= bound) {
-                    out.add(h.change());
+                    out.add(new Released<>(e.getKey(), h.offset(), h.change()));
                     heldBytes -= h.bytes();
                     uncommitted(s, h);
                     it.remove();

@@ -145,6 +145,7 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
                     "CREATE TABLE IF NOT EXISTS cdc_lab.table_state (table_name TEXT PRIMARY KEY,"
                             + " emptied_at TEXT COLLATE \"C\", keyless_through TEXT COLLATE \"C\","
                             + " diverged TEXT)");
+            StagingArea.createTables(s);
         }
         c.commit();
     }

@@ -728,6 +728,27 @@ public final class WarehouseWriter implements AutoCloseable {
     }
 
     /**
+     * Whether sinks that share a topic's partitions can make each closed interval visible in one
+     * transaction here ({@link StagingArea}): PostgreSQL. A DuckDB file admits one process.
+     */
+    public boolean admitsSharedCommits() {
+        return dialect instanceof PostgresWarehouseDialect;
+    }
+
+    /**
+     * The staging area of {@code topic} on this writer's connection: a change taken from it and
+     * applied by {@link #write} commits with {@link #commit}.
+     *
+     * @throws IllegalStateException when this warehouse has none ({@link #admitsSharedCommits})
+     */
+    public StagingArea stagingArea(String topic) {
+        if (!admitsSharedCommits()) {
+            throw new IllegalStateException(dialect.name() + " warehouses take one sink");
+        }
+        return new StagingArea(connection, topic);
+    }
+
+    /**
      * A second connection for reading while the writer keeps writing (same DuckDB instance; the
      * file admits one process only).
      */
