@@ -76,42 +76,74 @@ public final class ChaosLab implements AutoCloseable {
     private ChaosWriter writer;
     private int faults;
 
-    /** What a scenario's pipeline is started with. */
+    /**
+     * What a scenario's pipeline is started with.
+     *
+     * @param instances Streams processes, and sink processes, sharing the partitions
+     * @param partitions partitions of the change and net-change topics
+     * @param kafkaNodes nodes of the Kafka cluster (3: every topic replicated 3 times)
+     */
     public record Options(
             NetChangeConfig.Guarantee guarantee,
             List<String> sourceSql,
             List<String> sinkJvm,
             Map<String, String> capture,
             int instances,
-            int partitions) {
+            int partitions,
+            int kafkaNodes) {
         static Options defaults() {
             return new Options(
-                    NetChangeConfig.Guarantee.AT_LEAST_ONCE, List.of(), List.of(), Map.of(), 1, 1);
+                    NetChangeConfig.Guarantee.AT_LEAST_ONCE,
+                    List.of(),
+                    List.of(),
+                    Map.of(),
+                    1,
+                    1,
+                    1);
         }
 
         Options guarantee(NetChangeConfig.Guarantee g) {
-            return new Options(g, sourceSql, sinkJvm, capture, instances, partitions);
+            return new Options(g, sourceSql, sinkJvm, capture, instances, partitions, kafkaNodes);
         }
 
         Options sql(String... statements) {
             return new Options(
-                    guarantee, List.of(statements), sinkJvm, capture, instances, partitions);
+                    guarantee,
+                    List.of(statements),
+                    sinkJvm,
+                    capture,
+                    instances,
+                    partitions,
+                    kafkaNodes);
         }
 
         Options sinkJvm(String... jvmOptions) {
             return new Options(
-                    guarantee, sourceSql, List.of(jvmOptions), capture, instances, partitions);
+                    guarantee,
+                    sourceSql,
+                    List.of(jvmOptions),
+                    capture,
+                    instances,
+                    partitions,
+                    kafkaNodes);
         }
 
         Options capture(String key, String value) {
             Map<String, String> m = new java.util.LinkedHashMap<>(capture);
             m.put(key, value);
-            return new Options(guarantee, sourceSql, sinkJvm, m, instances, partitions);
+            return new Options(guarantee, sourceSql, sinkJvm, m, instances, partitions, kafkaNodes);
         }
 
         /** {@code n} Streams processes and {@code n} sink processes sharing the partitions. */
         Options scaledOut(int n, int topicPartitions) {
-            return new Options(guarantee, sourceSql, sinkJvm, capture, n, topicPartitions);
+            return new Options(
+                    guarantee, sourceSql, sinkJvm, capture, n, topicPartitions, kafkaNodes);
+        }
+
+        /** A Kafka cluster of {@code nodes} nodes. */
+        Options kafkaNodes(int nodes) {
+            return new Options(
+                    guarantee, sourceSql, sinkJvm, capture, instances, partitions, nodes);
         }
     }
 
@@ -140,7 +172,7 @@ public final class ChaosLab implements AutoCloseable {
         started.add(warehouse);
         Pipeline.Builder b =
                 Pipeline.builder()
-                        .infrastructure(InfraSpec.embeddedForFaults())
+                        .infrastructure(InfraSpec.embeddedForFaults(options.kafkaNodes()))
                         .workDir(work)
                         .runId(runId)
                         .shutdownHooks(false)

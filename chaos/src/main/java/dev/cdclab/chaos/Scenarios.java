@@ -113,6 +113,15 @@ public final class Scenarios {
                 Expect.NO_LOSS,
                 Scenarios::scaleOutRestart);
         add(
+                "cluster-leader-stop",
+                "three Kafka nodes (replication factor 3, min.insync.replicas 2), two Streams"
+                        + " processes and two sinks on 4 partitions: the node leading the"
+                        + " net-change topic, then the one leading the change topic, stopped and"
+                        + " started again under load",
+                DEFAULTS.scaledOut(2, 4).kafkaNodes(3),
+                Expect.NO_LOSS,
+                Scenarios::clusterLeaderStop);
+        add(
                 "kafka-restart",
                 "the broker restarted twice under load",
                 DEFAULTS,
@@ -411,6 +420,18 @@ public final class Scenarios {
             sleep(1000);
             lab.streamsProcess(i).start();
             lab.sinkProcess(i).start();
+        }
+    }
+
+    private static void clusterLeaderStop(ChaosLab lab) throws Exception {
+        String[] topics = {lab.netChangeTopic(), lab.changeTopic()};
+        for (String topic : topics) {
+            sleep(3000);
+            int leader = lab.services().kafkaLeader(topic, 0);
+            lab.services().stopKafkaNode(leader);
+            lab.fault("Kafka node " + leader + ", leader of " + topic + "-0, stopped");
+            sleep(5000);
+            lab.services().resumeKafka();
         }
     }
 

@@ -74,6 +74,14 @@ final class PipelineOptions {
     Boolean kafkaContainer;
 
     @Option(
+            names = "--kafka-brokers",
+            paramLabel = "N",
+            description =
+                    "embedded: Kafka nodes (default 1); 3 gives a replicated cluster (replication"
+                            + " factor 3, min.insync.replicas 2).")
+    Integer kafkaBrokers;
+
+    @Option(
             names = "--kafka-image",
             paramLabel = "IMAGE",
             description =
@@ -217,6 +225,7 @@ final class PipelineOptions {
         putIf(m, InfraConfig.ACCEPT_SQLSERVER_EULA, acceptSqlServerEula);
         putIf(m, InfraConfig.KAFKA_CONTAINER, kafkaContainer);
         putIf(m, InfraConfig.KAFKA_IMAGE, kafkaImage);
+        putIf(m, InfraConfig.KAFKA_BROKERS, kafkaBrokers);
         putIf(m, InfraConfig.SOURCE_JDBC_URL, sourceJdbcUrl);
         putIf(m, InfraConfig.SOURCE_USER, sourceUser);
         putIf(m, InfraConfig.SOURCE_PASSWORD_FILE, sourcePasswordFile);

@@ -1,5 +1,6 @@
 package dev.cdclab.embedded;
 
+import dev.cdclab.wait.Poll;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -8,8 +9,10 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
@@ -26,80 +29,181 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A real single-node Kafka cluster in this JVM: one KRaft server acting as broker and controller,
- * on free loopback ports. Records get the broker's append time ({@code LogAppendTime}) so the Kafka
- * stage of the latency split is measured where it happens.
+ * A real Kafka cluster in this JVM: one KRaft server per node, each acting as broker and
+ * controller, on free loopback ports; one node by default, three for a replicated cluster
+ * (replication factor 3, {@code min.insync.replicas} 2). Records get the broker's append time
+ * ({@code LogAppendTime}) so the Kafka stage of the latency split is measured where it happens.
  */
 public final class KafkaBroker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaBroker.class);
     private static final int ATTEMPTS = 5;
 
-    private final KafkaConfig config;
-    private KafkaRaftServer server;
+    /** One server of the cluster; {@code server} is null while it is stopped. */
+    private static final class Node {
+        final int id;
+        final KafkaConfig config;
+        final String address;
+        KafkaRaftServer server;
+
+        Node(int id, KafkaConfig config, String address, KafkaRaftServer server) {
+            this.id = id;
+            this.config = config;
+            this.address = address;
+            this.server = server;
+        }
+    }
+
+    private final List<Node> nodes;
     private final Path logDir;
     private final boolean deleteOnClose;
     private final String bootstrapServers;
 
-    private KafkaBroker(
-            KafkaConfig config,
-            KafkaRaftServer server,
-            Path logDir,
-            boolean deleteOnClose,
-            String bootstrapServers) {
-        this.config = config;
-        this.server = server;
+    private KafkaBroker(List<Node> nodes, Path logDir, boolean deleteOnClose) {
+        this.nodes = nodes;
         this.logDir = logDir;
         this.deleteOnClose = deleteOnClose;
-        this.bootstrapServers = bootstrapServers;
+        this.bootstrapServers = String.join(",", nodes.stream().map(n -> n.address).toList());
     }
 
     public static Builder builder() {
         return new Builder();
     }
 
-    /** {@code host:port} of the broker listener. */
+    /** {@code host:port} of every node's broker listener, comma-separated. */
     public String bootstrapServers() {
         return bootstrapServers;
     }
 
-    /**
-     * Stops the broker (a controlled shutdown), keeping its logs, so that {@link #resume()} brings
-     * it back on the same port with the same data. For fault injection.
-     */
-    public synchronized void stop() {
-        if (server == null) {
-            return;
-        }
-        server.shutdown();
-        server.awaitShutdown();
-        server = null;
-        LOG.info("Kafka broker {} stopped", bootstrapServers);
+    /** Nodes in the cluster. */
+    public int nodes() {
+        return nodes.size();
+    }
+
+    /** The replication factor topics get by default: 1 for one node, 3 for three or more. */
+    public int replicationFactor() {
+        return replicationFactor(nodes.size());
+    }
+
+    static int replicationFactor(int nodes) {
+        return Math.min(nodes, 3);
     }
 
     /**
-     * Starts a stopped broker again on its port and log directory.
+     * Stops every node (a controlled shutdown), keeping its logs, so that {@link #resume()} brings
+     * it back on the same port with the same data. For fault injection.
+     */
+    public synchronized void stop() {
+        inParallel(nodes.stream().filter(n -> n.server != null).toList(), KafkaBroker::shutDown);
+        LOG.info("Kafka {} stopped", bootstrapServers);
+    }
+
+    /**
+     * Stops node {@code id} (counted from 1), keeping its logs; the others go on, and the
+     * partitions it led get new leaders among the in-sync replicas.
+     */
+    public synchronized void stop(int id) {
+        shutDown(node(id));
+        LOG.info("Kafka node {} stopped", id);
+    }
+
+    /**
+     * Starts every stopped node again on its port and log directory.
      *
-     * @throws IllegalStateException when it does not come back
+     * @throws IllegalStateException when the cluster does not come back
      */
     public synchronized void resume() {
-        if (server != null) {
+        inParallel(nodes.stream().filter(n -> n.server == null).toList(), KafkaBroker::startUp);
+        Builder.awaitReady(bootstrapServers, nodes.size(), Duration.ofSeconds(60));
+        LOG.info("Kafka {} resumed", bootstrapServers);
+    }
+
+    /** The node (counted from 1) that leads partition {@code partition} of {@code topic}. */
+    public int leaderOf(String topic, int partition) {
+        Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        try (Admin admin = Admin.create(props)) {
+            return admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(topic)
+                    .partitions()
+                    .get(partition)
+                    .leader()
+                    .id();
+        } catch (Exception e) {
+            throw new IllegalStateException(
+                    "cannot find the leader of " + topic + "-" + partition + ": " + e.getMessage(),
+                    e);
+        }
+    }
+
+    private Node node(int id) {
+        if (id < 1 || id > nodes.size()) {
+            throw new IllegalArgumentException(
+                    "no Kafka node " + id + " in a cluster of " + nodes.size());
+        }
+        return nodes.get(id - 1);
+    }
+
+    private static void shutDown(Node n) {
+        if (n.server != null) {
+            n.server.shutdown();
+            n.server.awaitShutdown();
+            n.server = null;
+        }
+    }
+
+    private static void startUp(Node n) {
+        if (n.server == null) {
+            KafkaRaftServer s = new KafkaRaftServer(n.config, Time.SYSTEM);
+            s.startup();
+            n.server = s;
+        }
+    }
+
+    /**
+     * Runs {@code action} on every node at once: a node of a cluster waits in its start for the
+     * others to form the controller quorum, and a node shutting down last waits for none.
+     */
+    private static void inParallel(List<Node> some, java.util.function.Consumer<Node> action) {
+        if (some.size() == 1) {
+            action.accept(some.get(0));
             return;
         }
-        KafkaRaftServer s = new KafkaRaftServer(config, Time.SYSTEM);
-        s.startup();
-        server = s;
-        Builder.awaitReady(bootstrapServers, Duration.ofSeconds(60));
-        LOG.info("Kafka broker {} resumed", bootstrapServers);
+        List<Thread> threads = new ArrayList<>();
+        List<RuntimeException> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        for (Node n : some) {
+            Thread t =
+                    new Thread(
+                            () -> {
+                                try {
+                                    action.accept(n);
+                                } catch (RuntimeException e) {
+                                    failures.add(e);
+                                }
+                            },
+                            "kafka-node-" + n.id);
+            t.start();
+            threads.add(t);
+        }
+        for (Thread t : threads) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", e);
+            }
+        }
+        if (!failures.isEmpty()) {
+            throw failures.get(0);
+        }
     }
 
     @Override
     public synchronized void close() {
         try {
-            if (server != null) {
-                server.shutdown();
-                server.awaitShutdown();
-                server = null;
-            }
+            inParallel(
+                    nodes.stream().filter(n -> n.server != null).toList(), KafkaBroker::shutDown);
         } catch (RuntimeException e) {
             LOG.warn("Stopping Kafka: {}", e.getMessage());
         }
@@ -124,6 +228,7 @@ public final class KafkaBroker implements AutoCloseable {
         private Path logDir;
         private boolean keepLogs;
         private int port;
+        private int nodes = 1;
         private final Map<String, String> overrides = new LinkedHashMap<>();
 
         /** Where the log segments go; default a temporary directory. Removed on close. */
@@ -138,9 +243,21 @@ public final class KafkaBroker implements AutoCloseable {
             return this;
         }
 
-        /** Broker port; 0 (default) picks a free one. */
+        /** The first node's broker port; 0 (default) picks a free one. */
         public Builder port(int port) {
             this.port = port;
+            return this;
+        }
+
+        /**
+         * Nodes in the cluster, 1 (default) or more: with 3 or more, topics are replicated 3 times
+         * and a write needs 2 in-sync replicas.
+         */
+        public Builder nodes(int nodes) {
+            if (nodes < 1) {
+                throw new IllegalArgumentException("a Kafka cluster needs at least one node");
+            }
+            this.nodes = nodes;
             return this;
         }
 
@@ -151,7 +268,7 @@ public final class KafkaBroker implements AutoCloseable {
         }
 
         /**
-         * Formats the log directory and starts the server; retries with new ports when one was
+         * Formats the log directories and starts the servers; retries with new ports when one was
          * taken in the meantime.
          *
          * @throws IllegalStateException when it cannot start
@@ -169,10 +286,14 @@ public final class KafkaBroker implements AutoCloseable {
             RuntimeException last = null;
             for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
                 deleteRecursively(dir);
-                int brokerPort = port != 0 ? port : freePort();
-                int controllerPort = freePort();
+                int[] brokerPorts = new int[nodes];
+                int[] controllerPorts = new int[nodes];
+                for (int i = 0; i < nodes; i++) {
+                    brokerPorts[i] = i == 0 && port != 0 ? port : freePort();
+                    controllerPorts[i] = freePort();
+                }
                 try {
-                    return startOnce(dir, brokerPort, controllerPort);
+                    return startOnce(dir, brokerPorts, controllerPorts);
                 } catch (RuntimeException e) {
                     last = e;
                     LOG.warn("Kafka start attempt {} failed: {}", attempt, e.toString());
@@ -184,79 +305,124 @@ public final class KafkaBroker implements AutoCloseable {
             throw new IllegalStateException("Kafka did not start: " + last.getMessage(), last);
         }
 
-        private KafkaBroker startOnce(Path dir, int brokerPort, int controllerPort) {
-            Map<String, Object> p = new LinkedHashMap<>();
-            p.put("process.roles", "broker,controller");
-            p.put("node.id", "1");
-            p.put(
-                    "listeners",
-                    "PLAINTEXT://127.0.0.1:"
-                            + brokerPort
-                            + ",CONTROLLER://127.0.0.1:"
-                            + controllerPort);
-            p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
-            p.put("controller.listener.names", "CONTROLLER");
-            p.put("inter.broker.listener.name", "PLAINTEXT");
-            p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
-            p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
-            p.put("log.dirs", dir.toString());
-            p.put("num.partitions", "1");
-            p.put("default.replication.factor", "1");
-            p.put("min.insync.replicas", "1");
-            p.put("offsets.topic.replication.factor", "1");
-            p.put("offsets.topic.num.partitions", "5");
-            p.put("transaction.state.log.replication.factor", "1");
-            p.put("transaction.state.log.min.isr", "1");
-            p.put("transaction.state.log.num.partitions", "5");
-            p.put("share.coordinator.state.topic.replication.factor", "1");
-            p.put("share.coordinator.state.topic.min.isr", "1");
-            p.put("group.initial.rebalance.delay.ms", "0");
-            p.put("auto.create.topics.enable", "false");
-            p.put("log.message.timestamp.type", "LogAppendTime");
-            p.put("log.retention.hours", "24");
-            // an in-process broker shares the machine with everything else: few threads
-            p.put("num.io.threads", "2");
-            p.put("num.network.threads", "2");
-            p.put("background.threads", "2");
-            overrides.forEach(p::put);
-            KafkaConfig config = new KafkaConfig(p);
-            try {
-                new Formatter()
-                        .setPrintStream(new PrintStream(PrintStream.nullOutputStream()))
-                        .setNodeId(1)
-                        .setClusterId(Uuid.randomUuid().toString())
-                        .setControllerListenerName("CONTROLLER")
-                        .setMetadataLogDirectory(dir.toString())
-                        .addDirectory(dir.toString())
-                        .setReleaseVersion(MetadataVersion.LATEST_PRODUCTION)
-                        .setHasDynamicQuorum(false)
-                        .run();
-            } catch (Exception e) {
-                throw new IllegalStateException("cannot format " + dir + ": " + e.getMessage(), e);
+        private KafkaBroker startOnce(Path dir, int[] brokerPorts, int[] controllerPorts) {
+            String clusterId = Uuid.randomUuid().toString();
+            StringBuilder voters = new StringBuilder();
+            for (int i = 0; i < nodes; i++) {
+                voters.append(i == 0 ? "" : ",")
+                        .append(i + 1)
+                        .append("@127.0.0.1:")
+                        .append(controllerPorts[i]);
             }
-            KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
-            String bootstrap = "127.0.0.1:" + brokerPort;
+            String rf = Integer.toString(replicationFactor(nodes));
+            String minIsr = nodes >= 3 ? "2" : "1";
+            List<Node> cluster = new ArrayList<>();
+            for (int i = 0; i < nodes; i++) {
+                int id = i + 1;
+                Path nodeDir = nodes == 1 ? dir : dir.resolve("node-" + id);
+                Map<String, Object> p = new LinkedHashMap<>();
+                p.put("process.roles", "broker,controller");
+                p.put("node.id", Integer.toString(id));
+                p.put(
+                        "listeners",
+                        "PLAINTEXT://127.0.0.1:"
+                                + brokerPorts[i]
+                                + ",CONTROLLER://127.0.0.1:"
+                                + controllerPorts[i]);
+                p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPorts[i]);
+                p.put("controller.listener.names", "CONTROLLER");
+                p.put("inter.broker.listener.name", "PLAINTEXT");
+                p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+                p.put("controller.quorum.voters", voters.toString());
+                p.put("log.dirs", nodeDir.toString());
+                p.put("num.partitions", "1");
+                p.put("default.replication.factor", rf);
+                p.put("min.insync.replicas", minIsr);
+                p.put("offsets.topic.replication.factor", rf);
+                p.put("offsets.topic.num.partitions", "5");
+                p.put("transaction.state.log.replication.factor", rf);
+                p.put("transaction.state.log.min.isr", minIsr);
+                p.put("transaction.state.log.num.partitions", "5");
+                p.put("share.coordinator.state.topic.replication.factor", rf);
+                p.put("share.coordinator.state.topic.min.isr", minIsr);
+                p.put("group.initial.rebalance.delay.ms", "0");
+                p.put("auto.create.topics.enable", "false");
+                p.put("log.message.timestamp.type", "LogAppendTime");
+                p.put("log.retention.hours", "24");
+                // an in-process broker shares the machine with everything else: few threads
+                p.put("num.io.threads", "2");
+                p.put("num.network.threads", "2");
+                p.put("background.threads", "2");
+                overrides.forEach(p::put);
+                KafkaConfig config = new KafkaConfig(p);
+                format(nodeDir, id, clusterId);
+                cluster.add(new Node(id, config, "127.0.0.1:" + brokerPorts[i], null));
+            }
+            KafkaBroker broker = new KafkaBroker(cluster, dir, !keepLogs);
             try {
-                server.startup();
-                awaitReady(bootstrap, Duration.ofSeconds(30));
+                inParallel(cluster, KafkaBroker::startUp);
+                awaitReady(broker.bootstrapServers(), nodes, Duration.ofSeconds(60));
             } catch (RuntimeException e) {
                 try {
-                    server.shutdown();
-                    server.awaitShutdown();
+                    inParallel(
+                            cluster.stream().filter(n -> n.server != null).toList(),
+                            KafkaBroker::shutDown);
                 } catch (RuntimeException ignored) {
                     // already failing
                 }
                 throw e;
             }
-            LOG.info("Kafka broker listening on {}", bootstrap);
-            return new KafkaBroker(config, server, dir, !keepLogs, bootstrap);
+            LOG.info(
+                    "Kafka listening on {} ({} node{})",
+                    broker.bootstrapServers(),
+                    nodes,
+                    nodes == 1 ? "" : "s");
+            return broker;
         }
 
-        static void awaitReady(String bootstrap, Duration timeout) {
+        private static void format(Path nodeDir, int id, String clusterId) {
+            try {
+                new Formatter()
+                        .setPrintStream(new PrintStream(PrintStream.nullOutputStream()))
+                        .setNodeId(id)
+                        .setClusterId(clusterId)
+                        .setControllerListenerName("CONTROLLER")
+                        .setMetadataLogDirectory(nodeDir.toString())
+                        .addDirectory(nodeDir.toString())
+                        .setReleaseVersion(MetadataVersion.LATEST_PRODUCTION)
+                        .setHasDynamicQuorum(false)
+                        .run();
+            } catch (Exception e) {
+                throw new IllegalStateException(
+                        "cannot format " + nodeDir + ": " + e.getMessage(), e);
+            }
+        }
+
+        /** Waits until {@code nodes} brokers are registered and answer. */
+        static void awaitReady(String bootstrap, int nodes, Duration timeout) {
             Properties props = new Properties();
             props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            Poll poll = Poll.within(timeout).every(Duration.ofMillis(100));
             try (Admin admin = Admin.create(props)) {
-                admin.describeCluster().nodes().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                while (true) {
+                    int seen =
+                            admin.describeCluster()
+                                    .nodes()
+                                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                                    .size();
+                    if (seen >= nodes) {
+                        return;
+                    }
+                    if (poll.expired()) {
+                        throw new IllegalStateException(seen + " of " + nodes + " Kafka nodes up");
+                    }
+                    poll.pause();
+                }
+            } catch (IllegalStateException e) {
+                throw e;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", e);
             } catch (Exception e) {
                 throw new IllegalStateException("broker not ready: " + e.getMessage(), e);
             }

@@ -36,18 +36,19 @@ final class EmbeddedInfrastructure implements Infrastructure, ServiceFaults {
         this.connectProcess = connectProcess;
     }
 
-    static Infrastructure start(InfraSpec.Context ctx, boolean faults) {
+    static Infrastructure start(InfraSpec.Context ctx, boolean faults, int kafkaNodes) {
         StartedServices started = new StartedServices();
         try {
             long t0 = System.nanoTime();
             PostgresServer pg = started.add("PostgreSQL", postgres(ctx));
             LOG.info("PostgreSQL started in {} ms", (System.nanoTime() - t0) / 1_000_000);
             t0 = System.nanoTime();
-            KafkaBroker kafka = started.add("Kafka", LocalServices.broker(ctx));
+            KafkaBroker kafka = started.add("Kafka", LocalServices.broker(ctx, kafkaNodes));
             LOG.info("Kafka started in {} ms", (System.nanoTime() - t0) / 1_000_000);
             t0 = System.nanoTime();
             ConnectWorker.Builder worker =
-                    LocalServices.connectWorker(kafka.bootstrapServers(), ctx);
+                    LocalServices.connectWorker(kafka.bootstrapServers(), ctx)
+                            .replicationFactor(kafka.replicationFactor());
             ConnectWorkerProcess process = null;
             String connectUrl;
             if (faults) {
@@ -156,6 +157,16 @@ final class EmbeddedInfrastructure implements Infrastructure, ServiceFaults {
     @Override
     public void resumeKafka() {
         kafka.resume();
+    }
+
+    @Override
+    public void stopKafkaNode(int id) {
+        kafka.stop(id);
+    }
+
+    @Override
+    public int kafkaLeader(String topic, int partition) {
+        return kafka.leaderOf(topic, partition);
     }
 
     @Override

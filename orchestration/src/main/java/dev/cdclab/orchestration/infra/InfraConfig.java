@@ -2,6 +2,7 @@ package dev.cdclab.orchestration.infra;
 
 import static dev.cdclab.config.ConfigOption.booleanOption;
 import static dev.cdclab.config.ConfigOption.enumOption;
+import static dev.cdclab.config.ConfigOption.intOption;
 import static dev.cdclab.config.ConfigOption.stringOption;
 
 import dev.cdclab.config.ConfigException;
@@ -71,6 +72,16 @@ public final class InfraConfig {
                                     + ContainerImages.DEFAULT_KAFKA
                                     + " (flag --kafka-image).")
                     .build();
+    public static final ConfigOption<Integer> KAFKA_BROKERS =
+            intOption("kafka.brokers")
+                    .defaultValue(1)
+                    .check(n -> n >= 1 && n <= 5, "must be 1 to 5")
+                    .description(
+                            "embedded: Kafka nodes (KRaft, each broker and controller); with 3 or"
+                                    + " more every topic has 3 replicas and a write needs 2 in sync"
+                                    + " (flag --kafka-brokers).")
+                    .build();
+
     public static final ConfigOption<String> SOURCE_JDBC_URL =
             stringOption("source.jdbc.url")
                     .check(
@@ -127,6 +138,7 @@ public final class InfraConfig {
                     ACCEPT_SQLSERVER_EULA,
                     KAFKA_CONTAINER,
                     KAFKA_IMAGE,
+                    KAFKA_BROKERS,
                     SOURCE_JDBC_URL,
                     SOURCE_USER,
                     SOURCE_PASSWORD,
@@ -201,6 +213,9 @@ public final class InfraConfig {
             throw new ConfigException(
                     "infra.kafka.image", "needs kafka.container=true (--kafka-container)");
         }
+        if (kind != InfraKind.EMBEDDED && config.get(KAFKA_BROKERS) != 1) {
+            throw new ConfigException("infra.kafka.brokers", "applies to --infra embedded only");
+        }
         return switch (kind) {
             case EMBEDDED -> {
                 if (source != SourceKind.POSTGRES) {
@@ -209,7 +224,7 @@ public final class InfraConfig {
                             "SQL Server cannot run embedded; use --infra containers or --infra"
                                     + " external");
                 }
-                yield InfraSpec.embedded();
+                yield InfraSpec.embedded(config.get(KAFKA_BROKERS));
             }
             case CONTAINERS ->
                     InfraSpec.containers(

@@ -73,9 +73,14 @@ public sealed interface InfraSpec
         }
     }
 
-    /** Every service in this JVM. */
+    /** Every service in this JVM, with a one-node Kafka cluster. */
     static InfraSpec embedded() {
-        return new Embedded(false);
+        return new Embedded(false, 1);
+    }
+
+    /** Every service in this JVM, with a Kafka cluster of {@code kafkaNodes} nodes. */
+    static InfraSpec embedded(int kafkaNodes) {
+        return new Embedded(false, kafkaNodes);
     }
 
     /**
@@ -83,7 +88,12 @@ public sealed interface InfraSpec
      * Infrastructure#faults()} can kill it, stop the broker and restart the source.
      */
     static InfraSpec embeddedForFaults() {
-        return new Embedded(true);
+        return new Embedded(true, 1);
+    }
+
+    /** As {@link #embeddedForFaults()}, with a Kafka cluster of {@code kafkaNodes} nodes. */
+    static InfraSpec embeddedForFaults(int kafkaNodes) {
+        return new Embedded(true, kafkaNodes);
     }
 
     /** A PostgreSQL source (and Kafka, when asked) in containers Testcontainers starts. */
@@ -117,8 +127,9 @@ public sealed interface InfraSpec
      *
      * @param faults true runs the Connect worker in a child process and offers {@link
      *     ServiceFaults}
+     * @param kafkaNodes nodes of the Kafka cluster (3 or more: topics replicated 3 times)
      */
-    record Embedded(boolean faults) implements InfraSpec {
+    record Embedded(boolean faults, int kafkaNodes) implements InfraSpec {
         @Override
         public InfraKind kind() {
             return InfraKind.EMBEDDED;
@@ -126,7 +137,7 @@ public sealed interface InfraSpec
 
         @Override
         public Infrastructure start(Context context) {
-            return EmbeddedInfrastructure.start(context, faults);
+            return EmbeddedInfrastructure.start(context, faults, kafkaNodes);
         }
 
         @Override

@@ -10,9 +10,14 @@ final class LocalServices {
     private LocalServices() {}
 
     static KafkaBroker broker(InfraSpec.Context ctx) {
+        return broker(ctx, 1);
+    }
+
+    static KafkaBroker broker(InfraSpec.Context ctx, int nodes) {
         return KafkaBroker.builder()
                 .logDir(ctx.workDir().resolve("kafka"))
                 .port(ctx.kafkaPort())
+                .nodes(nodes)
                 .start();
     }
 

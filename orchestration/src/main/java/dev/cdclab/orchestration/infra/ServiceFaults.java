@@ -11,11 +11,20 @@ public interface ServiceFaults {
     /** Starts the killed worker again on the same REST port; returns when it answers. */
     void startConnect();
 
-    /** Stops the Kafka broker (its logs stay). */
+    /** Stops every Kafka node (their logs stay). */
     void stopKafka();
 
-    /** Starts the stopped broker again on the same port. */
+    /** Starts every stopped Kafka node again on its port. */
     void resumeKafka();
+
+    /**
+     * Stops Kafka node {@code id} (counted from 1; its log stays) while the others go on: the
+     * partitions it led move to other in-sync replicas.
+     */
+    void stopKafkaNode(int id);
+
+    /** The Kafka node (counted from 1) that leads {@code partition} of {@code topic}. */
+    int kafkaLeader(String topic, int partition);
 
     /** Restarts the source database with a fast shutdown: sessions and walsenders terminated. */
     void restartSource();

@@ -1,0 +1,132 @@
+package dev.cdclab.sink.warehouse;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.cdclab.change.IntervalRecord;
+import dev.cdclab.change.NetChange;
+import dev.cdclab.change.NetChangeCodec;
+import dev.cdclab.embedded.PostgresServer;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The staging area of sinks sharing a topic, on the embedded PostgreSQL: one committer at a time, a
+ * bound only once every partition is staged, and staged changes that leave only with the
+ * transaction that applies them.
+ */
+@Timeout(120)
+class StagingAreaIT {
+    private static PostgresServer server;
+
+    @BeforeAll
+    static void start() {
+        server = PostgresServer.builder().durable(false).start();
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    private static String freshDatabase() throws Exception {
+        String db = "stage_" + Long.toHexString(System.nanoTime());
+        server.createDatabase(db);
+        return server.jdbcUrl(db);
+    }
+
+    private static WarehouseWriter writer(String url) throws Exception {
+        return new WarehouseWriter(url, server.user(), server.password());
+    }
+
+    private static StagingArea.Entry entry(int partition, long offset, long end, int id) {
+        NetChange c = NetChanges.upsert("public.accounts", id, "account " + id, null, id);
+        return new StagingArea.Entry(partition, offset, end, NetChangeCodec.encode(c));
+    }
+
+    @Test
+    void oneCommitterAtATimeAndItsSuccessorTakesOverWhenItsConnectionCloses() throws Exception {
+        String url = freshDatabase();
+        String topic = "t-" + System.nanoTime();
+        WarehouseWriter first = writer(url);
+        try (WarehouseWriter second = writer(url)) {
+            assertThat(first.stagingArea(topic).committer()).isTrue();
+            StagingArea waiting = second.stagingArea(topic);
+            assertThat(waiting.committer()).isFalse();
+            assertThat(second.stagingArea("other-" + topic).committer())
+                    .as("the lock is per topic")
+                    .isTrue();
+            first.close();
+            await().atMost(Duration.ofSeconds(10)).until(waiting::committer);
+        }
+    }
+
+    @Test
+    void theBoundIsTheLowestStagedEndOnceEveryPartitionIsStaged() throws Exception {
+        String topic = "t-" + System.nanoTime();
+        try (WarehouseWriter w = writer(freshDatabase())) {
+            StagingArea area = w.stagingArea(topic);
+            area.stage(List.of(entry(0, 0, 100, 1)), Map.of(0, 100L), 1_000);
+            assertThat(area.bound(2)).as("partition 1 not staged yet").isNull();
+            area.stage(List.of(entry(1, 0, 100, 2)), Map.of(1, 300L), 3_000);
+            assertThat(area.bound(2)).isEqualTo(new StagingArea.Bound(100, 1_000));
+            area.stage(List.of(), Map.of(0, 50L), 500);
+            assertThat(area.bound(2).throughMs()).as("a bound never goes back").isEqualTo(100);
+        }
+    }
+
+    @Test
+    void stagedChangesLeaveWithTheTransactionThatAppliesThem() throws Exception {
+        String url = freshDatabase();
+        String topic = "t-" + System.nanoTime();
+        try (WarehouseWriter w = writer(url)) {
+            StagingArea area = w.stagingArea(topic);
+            area.stage(
+                    List.of(entry(1, 7, 100, 2), entry(0, 3, 100, 1), entry(0, 4, 200, 3)),
+                    Map.of(0, 200L, 1, 100L),
+                    1_000);
+            // read again after a rebalance: staged once
+            area.stage(List.of(entry(0, 3, 100, 1)), Map.of(0, 200L), 1_000);
+
+            List<StagingArea.Entry> taken = area.take(100);
+            assertThat(taken)
+                    .extracting(e -> e.partition() + "@" + e.offset())
+                    .containsExactly("0@3", "1@7");
+            w.rollback();
+            assertThat(staged(url, topic)).as("rolled back: still staged").isEqualTo(3);
+
+            taken = area.take(100);
+            List<IntervalRecord> records =
+                    taken.stream()
+                            .map(e -> (IntervalRecord) NetChangeCodec.decode(e.record()))
+                            .toList();
+            w.apply(records, 1_000);
+            assertThat(staged(url, topic)).isEqualTo(1);
+            assertThat(area.empty()).isFalse();
+            assertThat(count(url, "SELECT count(*) FROM public.accounts")).isEqualTo(2);
+        }
+    }
+
+    private static long staged(String url, String topic) throws Exception {
+        return count(
+                url, "SELECT count(*) FROM cdc_lab.staged_changes WHERE topic = '" + topic + "'");
+    }
+
+    private static long count(String url, String sql) throws Exception {
+        try (Connection c = DriverManager.getConnection(url, server.user(), server.password());
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}
