@@ -524,11 +524,11 @@ public final class WarehouseSink implements AutoCloseable {
         for (StagingArea.Entry e : staging.take(b.throughMs())) {
             ready.add((IntervalRecord) NetChangeCodec.decode(e.record()));
         }
-        WarehouseWriter.Applied applied = writer.apply(ready, b.sourceMs());
         if (ready.isEmpty()) {
+            // as a sink alone: a bound with nothing to apply writes nothing
             stats.advance(b.sourceMs());
         } else {
-            recordApplied(ready, applied, t0, b.sourceMs());
+            recordApplied(ready, writer.apply(ready, b.sourceMs()), t0, b.sourceMs());
             haltIfAsked();
         }
         committedThrough = b.throughMs();

@@ -215,7 +215,9 @@ public final class IntervalGate<P> {
      * offsets are not committable until {@link #committed()}.
      */
     public List<IntervalRecord> release(long bound) {
-        return releaseRead(bound).stream().map(Released::change).toList();
+        List<IntervalRecord> out = new ArrayList<>();
+        release(bound, (p, h) -> out.add(h.change()));
+        return out;
     }
 
     /** A released change and where it was read. */
@@ -224,19 +226,23 @@ public final class IntervalGate<P> {
     /** As {@link #release}, with the partition and offset each change was read at. */
     public List<Released<P>> releaseRead(long bound) {
         List<Released<P>> out = new ArrayList<>();
+        release(bound, (p, h) -> out.add(new Released<>(p, h.offset(), h.change())));
+        return out;
+    }
+
+    private void release(long bound, java.util.function.BiConsumer<P, Held> to) {
         for (var e : partitions.entrySet()) {
             PartitionState s = e.getValue();
             for (Iterator<Held> it = s.held.iterator(); it.hasNext(); ) {
                 Held h = it.next();
                 if (h.change().intervalEndMs() <= bound) {
-                    out.add(new Released<>(e.getKey(), h.offset(), h.change()));
+                    to.accept(e.getKey(), h);
                     heldBytes -= h.bytes();
                     uncommitted(s, h);
                     it.remove();
                 }
             }
         }
-        return out;
     }
 
     private static void uncommitted(PartitionState s, Held h) {

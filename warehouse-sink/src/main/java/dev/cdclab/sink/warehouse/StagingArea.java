@@ -157,7 +157,8 @@ public final class StagingArea {
 
     /**
      * Removes and returns, in the open transaction, every change staged through {@code throughMs},
-     * in partition and offset order: if the transaction rolls back they stay staged.
+     * in partition and offset order: if the transaction rolls back they stay staged. When there is
+     * none, the transaction ends here, having written nothing.
      */
     public List<Entry> take(long throughMs) throws SQLException {
         List<Entry> out = new ArrayList<>();
@@ -172,6 +173,9 @@ public final class StagingArea {
                     out.add(new Entry(rs.getInt(1), rs.getLong(2), rs.getLong(3), rs.getBytes(4)));
                 }
             }
+        }
+        if (out.isEmpty()) {
+            c.commit();
         }
         out.sort(Comparator.comparingInt(Entry::partition).thenComparingLong(Entry::offset));
         return out;
