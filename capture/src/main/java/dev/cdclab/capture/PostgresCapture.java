@@ -522,9 +522,12 @@ public final class PostgresCapture implements CaptureSource {
                 from = dev.cdclab.change.SourcePosition.postgres(Lsn.parse(rs.getString(1)));
             }
             // every partition sees a position past it before the first row read: the rows go
-            // after the last position their partition has seen
-            s.executeUpdate(
-                    "UPDATE " + DebeziumConnectorConfig.HEARTBEAT_TABLE + " SET ts = now()");
+            // after the last position their partition has seen. Twice: a position starts with
+            // the commit before its transaction, which for the first may still be before `from`
+            for (int i = 0; i < 2; i++) {
+                s.executeUpdate(
+                        "UPDATE " + DebeziumConnectorConfig.HEARTBEAT_TABLE + " SET ts = now()");
+            }
             try (PreparedStatement ps =
                     c.prepareStatement(
                             "INSERT INTO "

@@ -8,7 +8,11 @@ import java.util.regex.Pattern;
  * positions. One form per source; a table's positions all come from one source.
  *
  * <ul>
- *   <li>PostgreSQL: the LSN as 16 lower-case hex digits, {@code 000000001a2b3c4d}.
+ *   <li>PostgreSQL: the last commit before the change's transaction, then the change's LSN, each as
+ *       16 lower-case hex digits, {@code 000000001a2b3c00/000000001a2b3c4d}. Transactions commit
+ *       out of LSN order (one that began early commits after one that began later), but they reach
+ *       the log's readers in commit order, each after the commit before it: so these positions sort
+ *       as the changes were committed, as SQL Server's do.
  *   <li>SQL Server: commit LSN, change LSN and event serial number, {@code
  *       00000027:00000758:0005/00000027:00000758:0003/0000000002}; a snapshot read (no change LSN,
  *       no serial number) sorts before every change of its commit LSN.
@@ -39,12 +43,42 @@ public final class SourcePosition {
                 + String.format(Locale.ROOT, "%020d", Math.max(0, offset));
     }
 
-    /** The sortable form of a PostgreSQL LSN. */
+    /**
+     * The sortable form of a PostgreSQL change's position.
+     *
+     * @param lastCommit the LSN of the last commit before the change's transaction ({@code
+     *     source.sequence}'s first element)
+     * @param lsn the change's own LSN
+     * @throws MalformedRecordException when either is not a log position
+     */
+    public static String postgres(long lastCommit, long lsn) {
+        char[] text = new char[33];
+        hex(text, 0, lastCommit);
+        text[16] = '/';
+        hex(text, 17, lsn);
+        return new String(text);
+    }
+
+    /**
+     * The position of the log point {@code lsn} itself, for what has no commit before it (a
+     * snapshot read, the first transaction a new slot streams): after the changes of every
+     * transaction whose previous commit is before {@code lsn}, before those of every transaction
+     * whose previous commit is at or after it.
+     */
     public static String postgres(long lsn) {
+        return postgres(lsn, lsn);
+    }
+
+    private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+    private static void hex(char[] into, int at, long lsn) {
         if (lsn <= 0) {
             throw new MalformedRecordException("PostgreSQL LSN " + lsn + " is not a log position");
         }
-        return String.format(Locale.ROOT, "%016x", lsn);
+        for (int i = 15; i >= 0; i--) {
+            into[at + i] = HEX[(int) (lsn & 0xf)];
+            lsn >>>= 4;
+        }
     }
 
     /**

@@ -164,7 +164,9 @@ class NetChangeCodecTest {
                 new String(
                                 NetChangeCodec.encode(sample(NetOperation.UPDATE)),
                                 StandardCharsets.UTF_8)
-                        .replace("\"last_position\":\"000000000000000c\"", "\"last_position\":0");
+                        .replace(
+                                "\"last_position\":\"" + SourcePosition.postgres(12) + "\"",
+                                "\"last_position\":0");
         assertThatThrownBy(() -> NetChangeCodec.decode(json.getBytes(StandardCharsets.UTF_8)))
                 .isInstanceOf(MalformedRecordException.class)
                 .hasMessageContaining("last_position");
@@ -172,9 +174,19 @@ class NetChangeCodecTest {
 
     @Test
     void positionsSortAsTheirLogs() {
-        assertThat(SourcePosition.postgres(0x16B374D848L)).isEqualTo("00000016b374d848");
+        assertThat(SourcePosition.postgres(0x16B374D000L, 0x16B374D848L))
+                .isEqualTo("00000016b374d000/00000016b374d848");
         assertThat(SourcePosition.postgres(9)).isLessThan(SourcePosition.postgres(10));
         assertThat(SourcePosition.postgres(0xFFL)).isLessThan(SourcePosition.postgres(0x100L));
+        // two sessions: A writes at 0x200 and commits at 0x500; B, begun later, writes at 0x300
+        // and commits first, at 0x400. The log's readers see B, then A (commit order).
+        String b = SourcePosition.postgres(0x100, 0x300);
+        String a = SourcePosition.postgres(0x400, 0x200);
+        String afterBoth = SourcePosition.postgres(0x500, 0x210);
+        String snapshotBefore = SourcePosition.postgres(0x90);
+        assertThat(List.of(afterBoth, a, snapshotBefore, b).stream().sorted())
+                .as("positions sort in commit order, not in the order the changes were logged")
+                .containsExactly(snapshotBefore, b, a, afterBoth);
         String snapshot = SourcePosition.sqlServer("00000027:00000758:0005", null, null);
         String first =
                 SourcePosition.sqlServer("00000027:00000758:0005", "00000027:00000750:0002", 1L);
@@ -194,6 +206,8 @@ class NetChangeCodecTest {
     @Test
     void anEventWithoutAReadablePositionIsNeverPositionZero() {
         assertThatThrownBy(() -> SourcePosition.postgres(0))
+                .isInstanceOf(MalformedRecordException.class);
+        assertThatThrownBy(() -> SourcePosition.postgres(0, 7))
                 .isInstanceOf(MalformedRecordException.class);
         assertThatThrownBy(() -> SourcePosition.sqlServer(null, null, null))
                 .isInstanceOf(MalformedRecordException.class)

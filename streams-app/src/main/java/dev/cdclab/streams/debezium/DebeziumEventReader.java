@@ -242,12 +242,12 @@ public final class DebeziumEventReader {
             transactionNumber = SourcePosition.sqlServerTransactionNumber(pl.commitLsn);
             windowKey = SourcePosition.sqlServerCommitOrder(pl.commitLsn);
         } else if (pl.lsn != null) {
-            position = SourcePosition.postgres(pl.lsn);
             transactionNumber = pl.txId == null ? 0 : pl.txId;
             transaction = Long.toString(transactionNumber);
             Long lastCommit = lastCommit(pl.sequence);
             // a snapshot read has no commit before it: the snapshot's own position orders it
             windowKey = lastCommit != null ? lastCommit : pl.lsn;
+            position = SourcePosition.postgres(windowKey, pl.lsn);
         } else if (pl.op == 'r') {
             // a row of an incremental snapshot: read while streaming, logged nowhere; the
             // net-change app places it after the last position its partition has seen

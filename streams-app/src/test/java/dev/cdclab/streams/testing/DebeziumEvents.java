@@ -1,5 +1,6 @@
 package dev.cdclab.streams.testing;
 
+import dev.cdclab.change.SourcePosition;
 import io.debezium.transforms.ExtractNewRecordState;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -103,7 +104,7 @@ public final class DebeziumEvents {
             unwrap.configure(
                     Map.of(
                             "add.fields",
-                            "op,ts_ms,source.ts_ms,schema,table,lsn,txId",
+                            "op,ts_ms,source.ts_ms,schema,table,lsn,txId,sequence",
                             "delete.tombstone.handling.mode",
                             "rewrite"));
         } else {
@@ -339,6 +340,17 @@ public final class DebeziumEvents {
      * just before the transaction's first event (transactions are sent in commit order); a snapshot
      * read has none.
      */
+    /**
+     * The position the event reader gives a change these events sent at {@code lsn} in transaction
+     * {@code txId}: after the commit before its transaction.
+     */
+    public String position(long txId, long lsn) {
+        Long first = firstLsn.get(txId);
+        return first == null
+                ? SourcePosition.postgres(lsn)
+                : SourcePosition.postgres(first - 1, lsn);
+    }
+
     private String sequence(char op, long txId, long lsn) {
         if (op == 'r') {
             return "[null,\"" + lsn + "\"]";

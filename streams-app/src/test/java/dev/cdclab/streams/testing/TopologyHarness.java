@@ -131,6 +131,11 @@ public final class TopologyHarness implements AutoCloseable {
                 commitMs + 10);
     }
 
+    /** The position the event reader gives the change sent at {@code lsn} in {@code txId}. */
+    public String position(long txId, long lsn) {
+        return events.position(txId, lsn);
+    }
+
     /** The log position the next change would get. */
     public long lsn() {
         return lsn;

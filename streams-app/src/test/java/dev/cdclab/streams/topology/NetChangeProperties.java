@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetOperation;
-import dev.cdclab.change.SourcePosition;
 import dev.cdclab.streams.testing.TopologyHarness;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -136,7 +135,7 @@ class NetChangeProperties {
                 for (int i = 0; i < out.size(); i++) {
                     NetChange c = out.get(i);
                     Raw r = raws.get(i);
-                    assertThat(c.lastPosition()).isEqualTo(SourcePosition.postgres(r.lsn()));
+                    assertThat(c.lastPosition()).isEqualTo(h.position(r.txId(), r.lsn()));
                     assertThat(c.transaction()).isEqualTo(Long.toString(r.txId()));
                     Long w = windowOfTx.putIfAbsent(r.txId(), c.intervalStartMs());
                     assertThat(w == null || w == c.intervalStartMs())
@@ -177,7 +176,7 @@ class NetChangeProperties {
                     if (r.key() != k) {
                         continue;
                     }
-                    String pos = SourcePosition.postgres(r.lsn());
+                    String pos = h.position(r.txId(), r.lsn());
                     boolean inLsnRange =
                             pos.compareTo(c.firstPosition()) >= 0
                                     && pos.compareTo(c.lastPosition()) <= 0;

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetChangeMode;
 import dev.cdclab.change.NetOperation;
-import dev.cdclab.change.SourcePosition;
 import dev.cdclab.streams.testing.TopologyHarness;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
@@ -183,8 +182,8 @@ class NetChangeTopologyTest {
             long last = h.change('u', null, r2, 2, T0 + 20);
             h.heartbeat(T0 + 2000);
             NetChange c = h.changes().get(0);
-            assertThat(c.firstPosition()).isEqualTo(SourcePosition.postgres(first));
-            assertThat(c.lastPosition()).isEqualTo(SourcePosition.postgres(last));
+            assertThat(c.firstPosition()).isEqualTo(h.position(1, first));
+            assertThat(c.lastPosition()).isEqualTo(h.position(2, last));
             assertThat(c.transaction()).isEqualTo("2");
             assertThat(c.commitMs()).isEqualTo(T0 + 20);
             assertThat(c.stages().sourceCommitMs()).isEqualTo(T0 + 20);
@@ -329,8 +328,7 @@ class NetChangeTopologyTest {
                             c -> {
                                 assertThat(c.op()).isEqualTo(NetOperation.DELETE);
                                 assertThat(c.key().get("id").asInt()).isEqualTo(7);
-                                assertThat(c.lastPosition())
-                                        .isEqualTo(SourcePosition.postgres(5002));
+                                assertThat(c.lastPosition()).isEqualTo(h.position(12, 5002));
                                 assertThat(c.intervalStartMs()).isEqualTo(T0 + 1000);
                             });
         }

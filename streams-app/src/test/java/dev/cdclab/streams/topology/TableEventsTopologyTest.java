@@ -42,8 +42,7 @@ class TableEventsTopologyTest {
                             e -> {
                                 assertThat(e.kind()).isEqualTo(TableEvent.Kind.TRUNCATE);
                                 assertThat(e.table()).isEqualTo("public.items");
-                                assertThat(e.position())
-                                        .isEqualTo(SourcePosition.postgres(truncate));
+                                assertThat(e.position()).isEqualTo(h.position(2, truncate));
                                 assertThat(e.intervalStartMs()).isEqualTo(T0);
                                 assertThat(e.intervalEndMs()).isEqualTo(T0 + 1000);
                             });
@@ -156,10 +155,10 @@ class TableEventsTopologyTest {
             NetChange three =
                     out.stream().filter(c -> c.key().get("id").asInt() == 3).findFirst().get();
             assertThat(three.position())
-                    .isGreaterThan(SourcePosition.postgres(before))
-                    .isLessThan(SourcePosition.postgres(after));
+                    .isGreaterThan(h.position(1, before))
+                    .isLessThan(h.position(2, after));
             assertThat(two.after().get("name").asText()).isEqualTo("streamed later");
-            assertThat(two.position()).isEqualTo(SourcePosition.postgres(after));
+            assertThat(two.position()).isEqualTo(h.position(2, after));
         }
     }
 
