@@ -2,6 +2,7 @@ package dev.cdclab.e2e;
 
 import static dev.cdclab.e2e.TestHelper.tx;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.cdclab.junit.CdcLabExtension;
@@ -13,11 +14,15 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Two Streams instances of one application, one cutting a window per transaction and the other
- * fixed one-second intervals: the sink cannot gate their windows together, so it stops with an
- * error that names both settings instead of applying anything under a mixed bound.
+ * Instances that disagree. Two Streams instances of one application, one cutting a window per
+ * transaction and the other fixed one-second intervals: the sink cannot gate their windows
+ * together, so it stops with an error that names both settings instead of applying anything under a
+ * mixed bound. An instance whose {@code partitions} is not the change topic's does not start,
+ * whether it creates topics or not.
  */
 @Timeout(300)
 class DisagreeingInstancesIT {
@@ -54,6 +59,48 @@ class DisagreeingInstancesIT {
                     .hasMessageContaining("interval=0 (a window per transaction)")
                     .hasMessageContaining("interval=1000ms grace=100ms");
             assertThat(first.get(NetChangeConfig.PARTITIONS)).isEqualTo(2);
+        }
+    }
+
+    @ParameterizedTest(name = "create.topics={0}")
+    @ValueSource(booleans = {true, false})
+    void anInstanceWhosePartitionsAreNotTheChangeTopicsDoesNotStart(boolean createTopics)
+            throws Exception {
+        NetChangeConfig first = lab.pipeline().netChangeConfig();
+        NetChangeConfig other =
+                new NetChangeConfig(
+                        first.raw()
+                                .with(NetChangeConfig.PARTITIONS, 3)
+                                .with(NetChangeConfig.CREATE_TOPICS, createTopics)
+                                .with(
+                                        NetChangeConfig.STATE_DIR,
+                                        Files.createTempDirectory("partitions").toString()));
+        try (NetChangeApp third = new NetChangeApp(other)) {
+            assertThatThrownBy(() -> third.start(Duration.ofSeconds(30)))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessage(
+                            "topic " + first.changeTopic() + " has 2 partitions but partitions=3");
+        }
+    }
+
+    @Test
+    void anInstanceThatCreatesNoTopicsNamesTheChangeTopicItCannotFind() throws Exception {
+        NetChangeConfig first = lab.pipeline().netChangeConfig();
+        NetChangeConfig other =
+                new NetChangeConfig(
+                        first.raw()
+                                .with(NetChangeConfig.TOPIC_PREFIX, "cdclab-nowhere")
+                                .with(NetChangeConfig.CREATE_TOPICS, false)
+                                .with(
+                                        NetChangeConfig.STATE_DIR,
+                                        Files.createTempDirectory("missing").toString()));
+        try (NetChangeApp app = new NetChangeApp(other)) {
+            assertThatThrownBy(() -> app.start(Duration.ofSeconds(30)))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessage(
+                            "topic "
+                                    + other.changeTopic()
+                                    + " does not exist (create.topics=false)");
         }
     }
 }

@@ -64,9 +64,7 @@ public final class NetChangeApp implements AutoCloseable {
                 "Streams state under {}, group member {}",
                 slot.path(),
                 props.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG));
-        if (config.get(NetChangeConfig.CREATE_TOPICS)) {
-            ensureTopics(props, timeout);
-        }
+        checkTopics(timeout, config.get(NetChangeConfig.CREATE_TOPICS));
         streams = new KafkaStreams(NetChangeTopology.buildTopology(config, stats), props);
         streams.setUncaughtExceptionHandler(
                 e -> {
@@ -95,7 +93,12 @@ public final class NetChangeApp implements AutoCloseable {
         LOG.info("Net-change app {} running", config.get(NetChangeConfig.APPLICATION_ID));
     }
 
-    private void ensureTopics(Properties props, Duration timeout) {
+    /**
+     * Creates the topics when {@code create} says so, then checks that the change topic has {@code
+     * partitions} partitions: each task's interval markers say how many tasks there are, and a sink
+     * gating on fewer than there are would release windows some task has not closed.
+     */
+    private void checkTopics(Duration timeout, boolean create) {
         Map<String, Object> adminProps =
                 Map.of(
                         AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
@@ -116,7 +119,7 @@ public final class NetChangeApp implements AutoCloseable {
                         replication));
         wanted.add(new NewTopic(config.deadLetterTopic(), Optional.of(1), replication));
         try (Admin admin = Admin.create(adminProps)) {
-            for (NewTopic t : wanted) {
+            for (NewTopic t : create ? wanted : List.<NewTopic>of()) {
                 try {
                     admin.createTopics(List.of(t))
                             .all()
@@ -130,7 +133,7 @@ public final class NetChangeApp implements AutoCloseable {
                     }
                 }
             }
-            TopicDescription changes = describe(admin, config.changeTopic(), timeout);
+            TopicDescription changes = describe(admin, config.changeTopic(), timeout, create);
             if (changes.partitions().size() != partitions) {
                 throw new IllegalStateException(
                         "topic "
@@ -154,10 +157,11 @@ public final class NetChangeApp implements AutoCloseable {
     }
 
     /**
-     * Describes a topic, waiting while a topic just created is not yet known to the broker that
-     * answers (metadata reaches brokers a moment after the create returns).
+     * Describes a topic. A topic this instance just created may not yet be known to the broker that
+     * answers (metadata reaches brokers a moment after the create returns): then it waits.
      */
-    private static TopicDescription describe(Admin admin, String topic, Duration timeout)
+    private static TopicDescription describe(
+            Admin admin, String topic, Duration timeout, boolean created)
             throws InterruptedException, ExecutionException, TimeoutException {
         Poll poll = Poll.within(timeout).every(Duration.ofMillis(100));
         while (true) {
@@ -167,8 +171,16 @@ public final class NetChangeApp implements AutoCloseable {
                         .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
                         .get(topic);
             } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || poll.expired()) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
                     throw e;
+                }
+                if (!created || poll.expired()) {
+                    throw new IllegalStateException(
+                            "topic "
+                                    + topic
+                                    + " does not exist"
+                                    + (created ? "" : " (create.topics=false)"),
+                            e);
                 }
                 poll.pause();
             }

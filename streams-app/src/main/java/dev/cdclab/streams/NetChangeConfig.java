@@ -207,7 +207,9 @@ public final class NetChangeConfig {
             booleanOption("create.topics")
                     .defaultValue(true)
                     .description(
-                            "Create the changes, net-change and dead-letter topics if missing.")
+                            "Create the changes, net-change and dead-letter topics if missing."
+                                    + " Either way the changes topic must exist with"
+                                    + " `partitions` partitions, or the app does not start.")
                     .build();
 
     /** Every option, in documentation order. */
