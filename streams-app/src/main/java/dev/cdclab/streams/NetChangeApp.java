@@ -111,15 +111,17 @@ public final class NetChangeApp implements AutoCloseable {
         short rf = (short) (int) config.get(NetChangeConfig.REPLICATION_FACTOR);
         Optional<Short> replication = rf < 0 ? Optional.empty() : Optional.of(rf);
         List<NewTopic> wanted = new ArrayList<>();
-        wanted.add(new NewTopic(config.changeTopic(), Optional.of(partitions), replication));
-        wanted.add(
-                new NewTopic(
-                        config.get(NetChangeConfig.NET_CHANGES_TOPIC),
-                        Optional.of(partitions),
-                        replication));
-        wanted.add(new NewTopic(config.deadLetterTopic(), Optional.of(1), replication));
+        if (create) {
+            wanted.add(new NewTopic(config.changeTopic(), Optional.of(partitions), replication));
+            wanted.add(
+                    new NewTopic(
+                            config.get(NetChangeConfig.NET_CHANGES_TOPIC),
+                            Optional.of(partitions),
+                            replication));
+            wanted.add(new NewTopic(config.deadLetterTopic(), Optional.of(1), replication));
+        }
         try (Admin admin = Admin.create(adminProps)) {
-            for (NewTopic t : create ? wanted : List.<NewTopic>of()) {
+            for (NewTopic t : wanted) {
                 try {
                     admin.createTopics(List.of(t))
                             .all()
