@@ -5,12 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.cdclab.config.Configuration;
+import dev.cdclab.config.RunNames;
 import dev.cdclab.junit.CdcLabExtension;
 import dev.cdclab.orchestration.Pipeline;
 import dev.cdclab.streams.NetChangeApp;
 import dev.cdclab.streams.NetChangeConfig;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -66,41 +69,37 @@ class DisagreeingInstancesIT {
     @ValueSource(booleans = {true, false})
     void anInstanceWhosePartitionsAreNotTheChangeTopicsDoesNotStart(boolean createTopics)
             throws Exception {
-        NetChangeConfig first = lab.pipeline().netChangeConfig();
-        NetChangeConfig other =
-                new NetChangeConfig(
-                        first.raw()
-                                .with(NetChangeConfig.PARTITIONS, 3)
-                                .with(NetChangeConfig.CREATE_TOPICS, createTopics)
-                                .with(
-                                        NetChangeConfig.STATE_DIR,
-                                        Files.createTempDirectory("partitions").toString()));
-        try (NetChangeApp third = new NetChangeApp(other)) {
-            assertThatThrownBy(() -> third.start(Duration.ofSeconds(30)))
-                    .isInstanceOf(IllegalStateException.class)
-                    .hasMessage(
-                            "topic " + first.changeTopic() + " has 2 partitions but partitions=3");
-        }
+        String topic = lab.pipeline().netChangeConfig().changeTopic();
+        assertDoesNotStart(
+                c ->
+                        c.with(NetChangeConfig.PARTITIONS, 3)
+                                .with(NetChangeConfig.CREATE_TOPICS, createTopics),
+                "topic " + topic + " has 2 partitions but partitions=3");
     }
 
     @Test
     void anInstanceThatCreatesNoTopicsNamesTheChangeTopicItCannotFind() throws Exception {
-        NetChangeConfig first = lab.pipeline().netChangeConfig();
-        NetChangeConfig other =
-                new NetChangeConfig(
-                        first.raw()
-                                .with(NetChangeConfig.TOPIC_PREFIX, "cdclab-nowhere")
-                                .with(NetChangeConfig.CREATE_TOPICS, false)
-                                .with(
-                                        NetChangeConfig.STATE_DIR,
-                                        Files.createTempDirectory("missing").toString()));
-        try (NetChangeApp app = new NetChangeApp(other)) {
+        assertDoesNotStart(
+                c ->
+                        c.with(NetChangeConfig.TOPIC_PREFIX, "cdclab-nowhere")
+                                .with(NetChangeConfig.CREATE_TOPICS, false),
+                "topic "
+                        + RunNames.changeTopic("cdclab-nowhere")
+                        + " does not exist (create.topics=false)");
+    }
+
+    /** An instance of the pipeline's application, with {@code settings} changed, does not start. */
+    private static void assertDoesNotStart(UnaryOperator<Configuration> settings, String message)
+            throws Exception {
+        Configuration c =
+                settings.apply(lab.pipeline().netChangeConfig().raw())
+                        .with(
+                                NetChangeConfig.STATE_DIR,
+                                Files.createTempDirectory("instance").toString());
+        try (NetChangeApp app = new NetChangeApp(new NetChangeConfig(c))) {
             assertThatThrownBy(() -> app.start(Duration.ofSeconds(30)))
                     .isInstanceOf(IllegalStateException.class)
-                    .hasMessage(
-                            "topic "
-                                    + other.changeTopic()
-                                    + " does not exist (create.topics=false)");
+                    .hasMessage(message);
         }
     }
 }
