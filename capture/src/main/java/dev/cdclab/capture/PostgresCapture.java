@@ -311,7 +311,9 @@ public final class PostgresCapture implements CaptureSource {
             s.execute(
                     "CREATE TABLE IF NOT EXISTS "
                             + table
-                            + " (id INT PRIMARY KEY, ts TIMESTAMPTZ NOT NULL)");
+                            + " (id INT PRIMARY KEY, ts TIMESTAMPTZ NOT NULL, reading TEXT)");
+            // a table made before re-snapshots said which table they read
+            s.execute("ALTER TABLE " + table + " ADD COLUMN IF NOT EXISTS reading TEXT");
             s.execute("DELETE FROM " + table);
             s.execute(
                     "CREATE TABLE IF NOT EXISTS "
@@ -523,11 +525,13 @@ public final class PostgresCapture implements CaptureSource {
             }
             // every partition sees a position past it before the first row read: the rows go
             // after the last position their partition has seen. Twice: a position starts with
-            // the commit before its transaction, which for the first may still be before `from`
+            // the commit before its transaction, which for the first may still be before `from`.
+            // The heartbeat row names the table: from here the net-change app keeps the keys the
+            // log changes, and drops a row read again for one of them
             for (int i = 0; i < 2; i++) {
-                s.executeUpdate(
-                        "UPDATE " + DebeziumConnectorConfig.HEARTBEAT_TABLE + " SET ts = now()");
+                markReading(c, table);
             }
+            awaitTransactionsInProgress(c, table, poll);
             try (PreparedStatement ps =
                     c.prepareStatement(
                             "INSERT INTO "
@@ -550,10 +554,82 @@ public final class PostgresCapture implements CaptureSource {
                 ps.setString(2, from);
                 ps.executeUpdate();
             }
+            markReading(c, null);
             return rows;
         } catch (SQLException e) {
             throw new IllegalStateException(
                     "cannot re-snapshot " + table + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Names the table a re-snapshot reads (null: none) in every partition's heartbeat row. */
+    private static void markReading(Connection c, String table) throws SQLException {
+        try (PreparedStatement ps =
+                c.prepareStatement(
+                        "UPDATE "
+                                + DebeziumConnectorConfig.HEARTBEAT_TABLE
+                                + " SET ts = now(), reading = ?")) {
+            ps.setString(1, table);
+            ps.executeUpdate();
+        }
+    }
+
+    /**
+     * Waits, as {@code CREATE INDEX CONCURRENTLY} does, until every transaction that had written
+     * when the heartbeat row named the table has ended. A transaction whose commit is logged is
+     * invisible until its backend has flushed it (and heard from synchronous standbys): one logged
+     * before the heartbeat but still invisible to a chunk's {@code SELECT} would put its row's
+     * value from before it behind its change, and the net-change app would not know the key.
+     */
+    private static void awaitTransactionsInProgress(Connection c, String table, Poll overall)
+            throws SQLException {
+        long horizon;
+        try (Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery("SELECT txid_snapshot_xmax(txid_current_snapshot())")) {
+            rs.next();
+            horizon = rs.getLong(1);
+        }
+        Poll poll =
+                Poll.within(overall.remaining())
+                        .backoff(Duration.ofMillis(2), Duration.ofMillis(200));
+        try (PreparedStatement ended =
+                c.prepareStatement("SELECT txid_snapshot_xmin(txid_current_snapshot()) >= ?")) {
+            ended.setLong(1, horizon);
+            while (true) {
+                try (ResultSet rs = ended.executeQuery()) {
+                    rs.next();
+                    if (rs.getBoolean(1)) {
+                        return;
+                    }
+                }
+                if (poll.expired()) {
+                    String writers = openWriters(c);
+                    markReading(c, null);
+                    throw new IllegalStateException(
+                            "cannot re-snapshot "
+                                    + table
+                                    + ": transactions open when it began have not ended within "
+                                    + overall.timeout().toSeconds()
+                                    + " s (backends "
+                                    + writers
+                                    + ")");
+                }
+                poll.pause();
+            }
+        }
+    }
+
+    /** Process ids of the sessions holding a transaction id, oldest first. */
+    private static String openWriters(Connection c) throws SQLException {
+        try (Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT string_agg(pid::text, ', ' ORDER BY xact_start) FROM"
+                                        + " pg_stat_activity WHERE backend_xid IS NOT NULL AND pid <>"
+                                        + " pg_backend_pid()")) {
+            String pids = rs.next() ? rs.getString(1) : null;
+            return pids == null ? "none: a prepared transaction?" : pids;
         }
     }
 

@@ -115,6 +115,24 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     /** Where {@link #lastPosition} is kept in the task's schema store. */
     private static final long LAST_POSITION_KEY = -1L;
 
+    /**
+     * The table a re-snapshot is reading, as the heartbeat row's {@code reading} column says; null
+     * when none. While it is read, the keys the log changes are kept ({@link #changedWhileReading})
+     * and a row read again for one of them is dropped: the log's change is at least as new. A
+     * transaction whose commit is logged before Debezium's window opens can still be invisible to
+     * the chunk's {@code SELECT} (it becomes visible after its commit record is flushed), and its
+     * row read again would otherwise replace its change with the value before it.
+     */
+    private String reading;
+
+    /** Where {@link #reading} is kept in the task's schema store. */
+    private static final long READING_KEY = -2L;
+
+    private static final byte[] NOTHING = new byte[0];
+
+    private KeyValueStore<Bytes, byte[]> changedWhileReading;
+    private long droppedWhileReading;
+
     /** Per table without a key, the log position of the snapshot whose rows this task passes on. */
     private final Map<String, String> snapshotsStarted = new HashMap<>();
 
@@ -148,6 +166,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         this.overflow = context.getStateStore(NetChangeTopology.OVERFLOW_STORE);
         this.progress = context.getStateStore(NetChangeTopology.PROGRESS_STORE);
         this.schemaStore = context.getStateStore(NetChangeTopology.SCHEMA_STORE);
+        this.changedWhileReading = context.getStateStore(NetChangeTopology.REREAD_STORE);
         this.task = context.taskId().partition();
         this.openKeys = stats.openKeysOf(task);
         Long restored = progress.get(task);
@@ -161,6 +180,8 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                 ts -> emitMarkerIfDue(true));
         byte[] last = schemaStore.get(LAST_POSITION_KEY);
         this.lastPosition = last == null ? null : new String(last, StandardCharsets.UTF_8);
+        byte[] table = schemaStore.get(READING_KEY);
+        this.reading = table == null ? null : new String(table, StandardCharsets.UTF_8);
         // init runs again when a task is revived: the store is the truth
         open.clear();
         schemas.clear();
@@ -207,15 +228,24 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                                 + " on its partition; read the table again");
                 return;
             }
+            if (ev.table().equals(reading)
+                    && changedWhileReading.get(Bytes.wrap(readingKey(ev))) != null) {
+                droppedWhileReading++;
+                return;
+            }
             long offset = context.recordMetadata().map(RecordMetadata::offset).orElse(0L);
             ev = ev.at(SourcePosition.withOffset(lastPosition, offset));
         } else {
             lastPosition = ev.position();
+            if (ev.table().equals(reading) && !ev.truncate()) {
+                changedWhileReading.put(Bytes.wrap(readingKey(ev)), NOTHING);
+            }
         }
         if (ev.table().equals(heartbeatTable)) {
             stats.countHeartbeat();
             // where a row an incremental snapshot reads next is placed, after a restart too
             schemaStore.put(LAST_POSITION_KEY, lastPosition.getBytes(StandardCharsets.UTF_8));
+            followReading(ev);
         } else if (ev.table().equals(ddlTable)) {
             ddl(ev, record);
         } else if (ev.table().startsWith(labSchema)) {
@@ -240,6 +270,38 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
             close(bound, policy instanceof WindowPolicy.FixedIntervals ? bound : before);
         }
         emitMarkerIfDue(false);
+    }
+
+    private static byte[] readingKey(ChangeEvent ev) {
+        return ev.tableKey().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Starts or ends keeping the keys the log changes, as the heartbeat row's column says. */
+    private void followReading(ChangeEvent ev) {
+        JsonNode column = ev.after() == null ? null : ev.after().get("reading");
+        String table = column == null || !column.isTextual() ? null : column.asText();
+        if (java.util.Objects.equals(table, reading)) {
+            return;
+        }
+        if (reading != null) {
+            LOG.info(
+                    "Re-snapshot of {} ended: {} rows read again were older than changes the log"
+                            + " delivered meanwhile, and were dropped",
+                    reading,
+                    droppedWhileReading);
+        }
+        List<Bytes> kept = new ArrayList<>();
+        try (KeyValueIterator<Bytes, byte[]> it = changedWhileReading.all()) {
+            it.forEachRemaining(kv -> kept.add(kv.key));
+        }
+        kept.forEach(changedWhileReading::delete);
+        droppedWhileReading = 0;
+        reading = table;
+        if (table == null) {
+            schemaStore.delete(READING_KEY);
+        } else {
+            schemaStore.put(READING_KEY, table.getBytes(StandardCharsets.UTF_8));
+        }
     }
 
     /**

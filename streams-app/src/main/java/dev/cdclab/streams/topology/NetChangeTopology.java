@@ -38,6 +38,7 @@ public final class NetChangeTopology {
     static final String OVERFLOW_STORE = "net-change-overflow";
     static final String PROGRESS_STORE = "net-change-progress";
     static final String SCHEMA_STORE = "net-change-schemas";
+    static final String REREAD_STORE = "net-change-reread";
     static final String NET_CHANGES_SINK = "net-changes";
     static final String DEAD_LETTER_SINK = "dead-letters";
 
@@ -106,6 +107,13 @@ public final class NetChangeTopology {
                 Stores.keyValueStoreBuilder(
                         Stores.inMemoryKeyValueStore(SCHEMA_STORE),
                         Serdes.Long(),
+                        Serdes.ByteArray()),
+                "net-change-fold");
+        // keys the log changes while a re-snapshot reads their table
+        t.addStateStore(
+                Stores.keyValueStoreBuilder(
+                        Stores.inMemoryKeyValueStore(REREAD_STORE),
+                        Serdes.Bytes(),
                         Serdes.ByteArray()),
                 "net-change-fold");
         t.addSink(
@@ -195,6 +203,6 @@ public final class NetChangeTopology {
 
     /** Store names, for tests and tools. */
     public static Set<String> storeNames() {
-        return Set.of(PENDING_STORE, OVERFLOW_STORE, PROGRESS_STORE, SCHEMA_STORE);
+        return Set.of(PENDING_STORE, OVERFLOW_STORE, PROGRESS_STORE, SCHEMA_STORE, REREAD_STORE);
     }
 }

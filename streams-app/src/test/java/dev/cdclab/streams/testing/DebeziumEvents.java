@@ -47,6 +47,7 @@ public final class DebeziumEvents {
                     .field(
                             "ts",
                             SchemaBuilder.string().name("io.debezium.time.ZonedTimestamp").build())
+                    .field("reading", Schema.OPTIONAL_STRING_SCHEMA)
                     .build();
 
     /** A table without a key: a name and a count. */
@@ -169,9 +170,15 @@ public final class DebeziumEvents {
 
     /** A heartbeat-table update committed at {@code commitMs}. */
     public byte[] heartbeat(int id, long lsn, long txId, long commitMs) {
+        return heartbeat(id, lsn, txId, commitMs, null);
+    }
+
+    /** A heartbeat-table update saying which table a re-snapshot reads (null: none). */
+    public byte[] heartbeat(int id, long lsn, long txId, long commitMs, String reading) {
         Map<String, Object> after = new LinkedHashMap<>();
         after.put("id", id);
         after.put("ts", "2026-11-21T00:00:00Z");
+        after.put("reading", reading);
         return envelope(
                 HEARTBEAT_ROW, "cdc_lab", "heartbeat", 'u', null, after, lsn, txId, commitMs);
     }

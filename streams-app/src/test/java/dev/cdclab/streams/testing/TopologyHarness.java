@@ -163,9 +163,14 @@ public final class TopologyHarness implements AutoCloseable {
 
     /** A heartbeat committed at {@code commitMs}: moves the watermark. */
     public void heartbeat(long commitMs) {
+        heartbeat(commitMs, null);
+    }
+
+    /** A heartbeat saying which table a re-snapshot reads ({@code null}: none). */
+    public void heartbeat(long commitMs, String reading) {
         send(
                 events.heartbeatKey(1),
-                events.heartbeat(1, ++lsn, ++heartbeatTx, commitMs),
+                events.heartbeat(1, ++lsn, ++heartbeatTx, commitMs, reading),
                 commitMs + 10);
     }
 

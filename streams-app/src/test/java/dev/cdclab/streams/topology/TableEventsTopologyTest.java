@@ -164,6 +164,28 @@ class TableEventsTopologyTest {
 
     @ParameterizedTest(name = "flat={0}")
     @ValueSource(booleans = {false, true})
+    void aRowReadAgainNeverReplacesAChangeTheLogDeliveredWhileItsTableWasRead(boolean flat) {
+        try (TopologyHarness h = harness(flat)) {
+            h.heartbeat(T0 + 50, "public.items");
+            // committed before Debezium's window opened, still invisible to the chunk's SELECT
+            h.change('u', null, row(1, "committed", 1), 1, T0 + 100);
+            h.incrementalRead(row(1, "before the commit", 1), T0 + 150);
+            h.incrementalRead(row(2, "read again", 2), T0 + 160);
+            h.heartbeat(T0 + 1100);
+            // a later reading of the table knows nothing of the first one's keys
+            h.heartbeat(T0 + 1200, "public.items");
+            h.incrementalRead(row(1, "read a second time", 1), T0 + 1250);
+            h.heartbeat(T0 + 2300);
+            List<NetChange> out = h.changes();
+            assertThat(out)
+                    .extracting(
+                            c -> c.key().get("id").asInt() + " " + c.after().get("name").asText())
+                    .containsExactly("1 committed", "2 read again", "1 read a second time");
+        }
+    }
+
+    @ParameterizedTest(name = "flat={0}")
+    @ValueSource(booleans = {false, true})
     void aTruncateArrivingAfterItsIntervalClosedGoesIntoTheNextOpenOne(boolean flat) {
         try (TopologyHarness h = harness(flat)) {
             h.heartbeat(T0 + 1200);
