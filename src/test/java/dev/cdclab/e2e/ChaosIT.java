@@ -88,7 +88,7 @@ class ChaosIT {
             assertThat(s.get("torn_reads").asLong()).as(s.toString()).isZero();
             assertThat(s.get("faults_injected").asInt()).as(s.toString()).isPositive();
         }
-        assertThat(names).hasSize(19).containsExactlyElementsOf(ALL).containsAll(CONSUMER_KILLS);
+        assertThat(names).hasSize(20).containsExactlyElementsOf(ALL).containsAll(CONSUMER_KILLS);
         assertThat(code).as(out).isZero();
         assertThat(out).contains("scenarios passed");
     }

@@ -120,7 +120,15 @@ public final class Scenarios {
                         + " started again under load",
                 DEFAULTS.scaledOut(2, 4).kafkaNodes(3),
                 Expect.NO_LOSS,
-                Scenarios::clusterLeaderStop);
+                lab -> clusterLeaderFault(lab, false));
+        add(
+                "cluster-leader-kill",
+                "three Kafka nodes, each a process of its own, two Streams processes and two"
+                        + " sinks on 4 partitions: the node leading the net-change topic, then the"
+                        + " one leading the change topic, killed -9 and started again under load",
+                DEFAULTS.scaledOut(2, 4).kafkaNodes(3),
+                Expect.NO_LOSS,
+                lab -> clusterLeaderFault(lab, true));
         add(
                 "kafka-restart",
                 "the broker restarted twice under load",
@@ -423,14 +431,26 @@ public final class Scenarios {
         }
     }
 
-    private static void clusterLeaderStop(ChaosLab lab) throws Exception {
+    private static void clusterLeaderFault(ChaosLab lab, boolean kill) throws Exception {
         String[] topics = {lab.netChangeTopic(), lab.changeTopic()};
         for (String topic : topics) {
             sleep(3000);
             int leader = lab.services().kafkaLeader(topic, 0);
-            lab.services().stopKafkaNode(leader);
-            lab.fault("Kafka node " + leader + ", leader of " + topic + "-0, stopped");
-            sleep(5000);
+            if (kill) {
+                lab.services().killKafkaNode(leader);
+            } else {
+                lab.services().stopKafkaNode(leader);
+            }
+            lab.fault(
+                    "Kafka node "
+                            + leader
+                            + ", leader of "
+                            + topic
+                            + "-0, "
+                            + (kill ? "killed -9" : "stopped"));
+            // killed, a node's partitions move once the controller has fenced it (its session,
+            // 9 s, expires): it stays down past that
+            sleep(kill ? 12_000 : 5000);
             lab.services().resumeKafka();
         }
     }

@@ -29,27 +29,71 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A real Kafka cluster in this JVM: one KRaft server per node, each acting as broker and
- * controller, on free loopback ports; one node by default, three for a replicated cluster
- * (replication factor 3, {@code min.insync.replicas} 2). Records get the broker's append time
- * ({@code LogAppendTime}) so the Kafka stage of the latency split is measured where it happens.
+ * A real Kafka cluster: one KRaft server per node, each acting as broker and controller, on free
+ * loopback ports, in this JVM or each in a process of its own ({@link Builder#runner}); one node by
+ * default, three for a replicated cluster (replication factor 3, {@code min.insync.replicas} 2).
+ * Records get the broker's append time ({@code LogAppendTime}) so the Kafka stage of the latency
+ * split is measured where it happens.
  */
 public final class KafkaBroker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaBroker.class);
     private static final int ATTEMPTS = 5;
 
-    /** One server of the cluster; {@code server} is null while it is stopped. */
+    /** Runs one node of the cluster. */
+    public interface NodeRunner {
+        /**
+         * Starts node {@code id} with its server settings (formatted log directory included); may
+         * return before it answers.
+         */
+        RunningNode start(int id, Map<String, String> settings);
+    }
+
+    /** A started node. */
+    public interface RunningNode {
+        /** Controlled shutdown: the partitions it leads move first, its logs are flushed. */
+        void stop();
+
+        /**
+         * Ends the node at once, as {@code kill -9} does: no controlled shutdown, no flush.
+         *
+         * @throws UnsupportedOperationException when the node runs in this JVM
+         */
+        void kill();
+    }
+
+    /** The default runner: a {@link KafkaRaftServer} in this JVM. */
+    public static final NodeRunner IN_THIS_JVM =
+            (id, settings) -> {
+                KafkaRaftServer s = new KafkaRaftServer(new KafkaConfig(settings), Time.SYSTEM);
+                s.startup();
+                return new RunningNode() {
+                    @Override
+                    public void stop() {
+                        s.shutdown();
+                        s.awaitShutdown();
+                    }
+
+                    @Override
+                    public void kill() {
+                        throw new UnsupportedOperationException(
+                                "Kafka node " + id + " runs in this JVM and cannot be killed");
+                    }
+                };
+            };
+
+    /** One server of the cluster; {@code running} is null while it is stopped. */
     private static final class Node {
         final int id;
-        final KafkaConfig config;
+        final Map<String, String> settings;
         final String address;
-        KafkaRaftServer server;
+        final NodeRunner runner;
+        RunningNode running;
 
-        Node(int id, KafkaConfig config, String address, KafkaRaftServer server) {
+        Node(int id, Map<String, String> settings, String address, NodeRunner runner) {
             this.id = id;
-            this.config = config;
+            this.settings = settings;
             this.address = address;
-            this.server = server;
+            this.runner = runner;
         }
     }
 
@@ -93,7 +137,7 @@ public final class KafkaBroker implements AutoCloseable {
      * it back on the same port with the same data. For fault injection.
      */
     public synchronized void stop() {
-        inParallel(nodes.stream().filter(n -> n.server != null).toList(), KafkaBroker::shutDown);
+        inParallel(nodes.stream().filter(n -> n.running != null).toList(), KafkaBroker::shutDown);
         LOG.info("Kafka {} stopped", bootstrapServers);
     }
 
@@ -107,12 +151,32 @@ public final class KafkaBroker implements AutoCloseable {
     }
 
     /**
+     * Kills node {@code id} (counted from 1) as {@code kill -9} does; {@link #resume} starts it
+     * again, and it recovers its logs as after a crash.
+     *
+     * @throws UnsupportedOperationException when the nodes run in this JVM
+     */
+    public synchronized void kill(int id) {
+        Node n = node(id);
+        if (n.running != null) {
+            n.running.kill();
+            n.running = null;
+            LOG.info("Kafka node {} killed", id);
+        }
+    }
+
+    /**
      * Starts every stopped node again on its port and log directory.
      *
      * @throws IllegalStateException when the cluster does not come back
      */
     public synchronized void resume() {
-        inParallel(nodes.stream().filter(n -> n.server == null).toList(), KafkaBroker::startUp);
+        List<Node> stopped = nodes.stream().filter(n -> n.running == null).toList();
+        inParallel(stopped, KafkaBroker::startUp);
+        // the cluster may still count a killed node as registered: each must answer itself
+        for (Node n : stopped) {
+            Builder.awaitReady(n.address, 1, Duration.ofSeconds(60));
+        }
         Builder.awaitReady(bootstrapServers, nodes.size(), Duration.ofSeconds(60));
         LOG.info("Kafka {} resumed", bootstrapServers);
     }
@@ -146,18 +210,15 @@ public final class KafkaBroker implements AutoCloseable {
     }
 
     private static void shutDown(Node n) {
-        if (n.server != null) {
-            n.server.shutdown();
-            n.server.awaitShutdown();
-            n.server = null;
+        if (n.running != null) {
+            n.running.stop();
+            n.running = null;
         }
     }
 
     private static void startUp(Node n) {
-        if (n.server == null) {
-            KafkaRaftServer s = new KafkaRaftServer(n.config, Time.SYSTEM);
-            s.startup();
-            n.server = s;
+        if (n.running == null) {
+            n.running = n.runner.start(n.id, n.settings);
         }
     }
 
@@ -203,7 +264,7 @@ public final class KafkaBroker implements AutoCloseable {
     public synchronized void close() {
         try {
             inParallel(
-                    nodes.stream().filter(n -> n.server != null).toList(), KafkaBroker::shutDown);
+                    nodes.stream().filter(n -> n.running != null).toList(), KafkaBroker::shutDown);
         } catch (RuntimeException e) {
             LOG.warn("Stopping Kafka: {}", e.getMessage());
         }
@@ -229,7 +290,14 @@ public final class KafkaBroker implements AutoCloseable {
         private boolean keepLogs;
         private int port;
         private int nodes = 1;
+        private NodeRunner runner = IN_THIS_JVM;
         private final Map<String, String> overrides = new LinkedHashMap<>();
+
+        /** How each node runs; default {@link #IN_THIS_JVM}. */
+        public Builder runner(NodeRunner runner) {
+            this.runner = runner;
+            return this;
+        }
 
         /** Where the log segments go; default a temporary directory. Removed on close. */
         public Builder logDir(Path dir) {
@@ -320,7 +388,7 @@ public final class KafkaBroker implements AutoCloseable {
             for (int i = 0; i < nodes; i++) {
                 int id = i + 1;
                 Path nodeDir = nodes == 1 ? dir : dir.resolve("node-" + id);
-                Map<String, Object> p = new LinkedHashMap<>();
+                Map<String, String> p = new LinkedHashMap<>();
                 p.put("process.roles", "broker,controller");
                 p.put("node.id", Integer.toString(id));
                 p.put(
@@ -354,9 +422,10 @@ public final class KafkaBroker implements AutoCloseable {
                 p.put("num.network.threads", "2");
                 p.put("background.threads", "2");
                 overrides.forEach(p::put);
-                KafkaConfig config = new KafkaConfig(p);
+                // refused here, with the setting named, whichever way the node runs
+                new KafkaConfig(p);
                 format(nodeDir, id, clusterId);
-                cluster.add(new Node(id, config, "127.0.0.1:" + brokerPorts[i], null));
+                cluster.add(new Node(id, Map.copyOf(p), "127.0.0.1:" + brokerPorts[i], runner));
             }
             KafkaBroker broker = new KafkaBroker(cluster, dir, !keepLogs);
             try {
@@ -365,7 +434,7 @@ public final class KafkaBroker implements AutoCloseable {
             } catch (RuntimeException e) {
                 try {
                     inParallel(
-                            cluster.stream().filter(n -> n.server != null).toList(),
+                            cluster.stream().filter(n -> n.running != null).toList(),
                             KafkaBroker::shutDown);
                 } catch (RuntimeException ignored) {
                     // already failing

@@ -165,6 +165,11 @@ final class EmbeddedInfrastructure implements Infrastructure, ServiceFaults {
     }
 
     @Override
+    public void killKafkaNode(int id) {
+        kafka.kill(id);
+    }
+
+    @Override
     public int kafkaLeader(String topic, int partition) {
         return kafka.leaderOf(topic, partition);
     }

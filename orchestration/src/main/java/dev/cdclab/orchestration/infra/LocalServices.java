@@ -13,11 +13,19 @@ final class LocalServices {
         return broker(ctx, 1);
     }
 
+    /**
+     * One node in this JVM; the nodes of a cluster each in a process of their own, so that one can
+     * be killed as a broker's host fails.
+     */
     static KafkaBroker broker(InfraSpec.Context ctx, int nodes) {
         return KafkaBroker.builder()
                 .logDir(ctx.workDir().resolve("kafka"))
                 .port(ctx.kafkaPort())
                 .nodes(nodes)
+                .runner(
+                        nodes == 1
+                                ? KafkaBroker.IN_THIS_JVM
+                                : KafkaNodeProcess.runner(ctx.workDir()))
                 .start();
     }
 

@@ -23,6 +23,13 @@ public interface ServiceFaults {
      */
     void stopKafkaNode(int id);
 
+    /**
+     * Kills Kafka node {@code id} (counted from 1) as {@code kill -9} does: no controlled shutdown,
+     * so its partitions move only when the controller sees its session expire. {@link #resumeKafka}
+     * starts it again.
+     */
+    void killKafkaNode(int id);
+
     /** The Kafka node (counted from 1) that leads {@code partition} of {@code topic}. */
     int kafkaLeader(String topic, int partition);
 

@@ -1,0 +1,111 @@
+package dev.cdclab.orchestration.infra;
+
+import dev.cdclab.embedded.KafkaBroker;
+import dev.cdclab.orchestration.logging.LogFile;
+import dev.cdclab.orchestration.logging.LoggingBackend;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import org.apache.kafka.common.utils.Time;
+
+/**
+ * A node of the embedded Kafka cluster in a JVM of its own, so that it can be killed ({@code kill
+ * -9}) as a broker host fails, and started again on its port and log directory.
+ */
+final class KafkaNodeProcess implements KafkaBroker.RunningNode {
+    private final ChildJvm jvm;
+
+    private KafkaNodeProcess(ChildJvm jvm) {
+        this.jvm = jvm;
+    }
+
+    /** Runs each node in a process of its own, its settings and output under {@code workDir}. */
+    static KafkaBroker.NodeRunner runner(Path workDir) {
+        return (id, settings) -> {
+            String name = "kafka-node-" + id;
+            Path file = workDir.resolve(name + ".properties");
+            Properties p = new Properties();
+            p.putAll(settings);
+            try {
+                Files.createDirectories(workDir);
+                try (OutputStream out = Files.newOutputStream(file)) {
+                    p.store(out, "Kafka node " + id + " of cdc-lab, in its own process");
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            ChildJvm jvm =
+                    new ChildJvm(
+                            name,
+                            KafkaNodeProcess.class.getName(),
+                            List.of(
+                                    file.toAbsolutePath().toString(),
+                                    workDir.resolve("logs/" + name + ".log")
+                                            .toAbsolutePath()
+                                            .toString()),
+                            workDir,
+                            Map.of(),
+                            List.of("-Xmx512m", "-XX:+UseSerialGC"));
+            return new KafkaNodeProcess(jvm.start());
+        };
+    }
+
+    @Override
+    public void stop() {
+        jvm.stop();
+        if (jvm.exitCode() != 0 && jvm.exitCode() != 143) {
+            throw new IllegalStateException(
+                    jvm.name()
+                            + " ended with exit code "
+                            + jvm.exitCode()
+                            + " (see "
+                            + jvm.logFile()
+                            + ")");
+        }
+    }
+
+    @Override
+    public void kill() {
+        jvm.kill();
+    }
+
+    /** Entry point of the node process: {@code <server.properties> <log file>}. */
+    public static void main(String[] args) throws IOException {
+        if (LoggingBackend.isLogback()) {
+            LogFile.toFile(Path.of(args[1]));
+        }
+        Properties p = new Properties();
+        try (InputStream in = Files.newInputStream(Path.of(args[0]))) {
+            p.load(in);
+        }
+        Map<String, String> settings = new HashMap<>();
+        p.forEach((k, v) -> settings.put((String) k, (String) v));
+        KafkaRaftServer server = new KafkaRaftServer(new KafkaConfig(settings), Time.SYSTEM);
+        // SIGTERM: a controlled shutdown, as kafka-server-stop.sh gives one
+        Runtime.getRuntime()
+                .addShutdownHook(
+                        new Thread(
+                                () -> {
+                                    server.shutdown();
+                                    server.awaitShutdown();
+                                },
+                                "kafka-shutdown"));
+        try {
+            server.startup();
+        } catch (RuntimeException e) {
+            e.printStackTrace();
+            // its threads would keep the process up, a node that never answers
+            Runtime.getRuntime().halt(1);
+        }
+        server.awaitShutdown();
+    }
+}
