@@ -1,6 +1,7 @@
 package dev.cdclab.embedded;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.List;
@@ -41,8 +42,17 @@ class KafkaClusterIT {
                 a.createTopics(List.of(new NewTopic(topic, Optional.of(1), Optional.empty())))
                         .all()
                         .get(30, TimeUnit.SECONDS);
+                // created on the controller; every broker learns of it a moment later
                 TopicDescription d =
-                        a.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+                        await().atMost(Duration.ofSeconds(30))
+                                .ignoreExceptions()
+                                .until(
+                                        () ->
+                                                a.describeTopics(List.of(topic))
+                                                        .allTopicNames()
+                                                        .get()
+                                                        .get(topic),
+                                        t -> t != null);
                 assertThat(d.partitions().get(0).replicas()).hasSize(3);
                 ConfigResource res = new ConfigResource(ConfigResource.Type.TOPIC, topic);
                 assertThat(
