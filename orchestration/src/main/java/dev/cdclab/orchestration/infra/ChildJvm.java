@@ -1,13 +1,19 @@
 package dev.cdclab.orchestration.infra;
 
+import dev.cdclab.orchestration.logging.LogFile;
+import dev.cdclab.orchestration.logging.LoggingBackend;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.lang.ProcessBuilder.Redirect;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -133,5 +139,39 @@ public final class ChildJvm implements AutoCloseable {
     @Override
     public void close() {
         stop();
+    }
+
+    /**
+     * Writes a server's settings to {@code file}, for its process to read with {@link
+     * #readSettings}.
+     */
+    static void writeSettings(Path file, Map<String, String> settings, String comment) {
+        Properties p = new Properties();
+        p.putAll(settings);
+        try {
+            Files.createDirectories(file.toAbsolutePath().getParent());
+            try (OutputStream out = Files.newOutputStream(file)) {
+                p.store(out, comment);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * In the child: sends its logs to {@code logFile} (when Logback is the backend) and reads the
+     * settings {@link #writeSettings} wrote.
+     */
+    static Map<String, String> readSettings(Path file, Path logFile) throws IOException {
+        if (LoggingBackend.isLogback()) {
+            LogFile.toFile(logFile);
+        }
+        Properties p = new Properties();
+        try (InputStream in = Files.newInputStream(file)) {
+            p.load(in);
+        }
+        Map<String, String> settings = new HashMap<>();
+        p.forEach((k, v) -> settings.put((String) k, (String) v));
+        return settings;
     }
 }

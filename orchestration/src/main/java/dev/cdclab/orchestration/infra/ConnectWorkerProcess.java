@@ -1,12 +1,8 @@
 package dev.cdclab.orchestration.infra;
 
 import dev.cdclab.embedded.ConnectWorker;
-import dev.cdclab.orchestration.logging.LogFile;
-import dev.cdclab.orchestration.logging.LoggingBackend;
 import dev.cdclab.wait.Poll;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -14,13 +10,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import org.apache.kafka.connect.cli.ConnectDistributed;
 import org.apache.kafka.connect.runtime.Connect;
 
@@ -44,13 +38,7 @@ final class ConnectWorkerProcess implements AutoCloseable {
         Map<String, String> props = new HashMap<>(worker.workerProperties());
         props.put("listeners", "http://127.0.0.1:" + port);
         Path file = workDir.resolve("connect-worker.properties");
-        Properties p = new Properties();
-        p.putAll(props);
-        try (OutputStream out = Files.newOutputStream(file)) {
-            p.store(out, "Kafka Connect worker of cdc-lab, in its own process");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        ChildJvm.writeSettings(file, props, "Kafka Connect worker of cdc-lab, in its own process");
         ChildJvm jvm =
                 new ChildJvm(
                         "connect",
@@ -135,15 +123,7 @@ final class ConnectWorkerProcess implements AutoCloseable {
 
     /** Entry point of the worker process: {@code <worker.properties> <log file>}. */
     public static void main(String[] args) throws IOException {
-        if (LoggingBackend.isLogback()) {
-            LogFile.toFile(Path.of(args[1]));
-        }
-        Properties p = new Properties();
-        try (InputStream in = Files.newInputStream(Path.of(args[0]))) {
-            p.load(in);
-        }
-        Map<String, String> props = new HashMap<>();
-        p.forEach((k, v) -> props.put((String) k, (String) v));
+        Map<String, String> props = ChildJvm.readSettings(Path.of(args[0]), Path.of(args[1]));
         Connect<?> connect = new ConnectDistributed().startConnect(props);
         connect.awaitStop();
     }

@@ -1,18 +1,10 @@
 package dev.cdclab.orchestration.infra;
 
 import dev.cdclab.embedded.KafkaBroker;
-import dev.cdclab.orchestration.logging.LogFile;
-import dev.cdclab.orchestration.logging.LoggingBackend;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import org.apache.kafka.common.utils.Time;
@@ -33,16 +25,8 @@ final class KafkaNodeProcess implements KafkaBroker.RunningNode {
         return (id, settings) -> {
             String name = "kafka-node-" + id;
             Path file = workDir.resolve(name + ".properties");
-            Properties p = new Properties();
-            p.putAll(settings);
-            try {
-                Files.createDirectories(workDir);
-                try (OutputStream out = Files.newOutputStream(file)) {
-                    p.store(out, "Kafka node " + id + " of cdc-lab, in its own process");
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            ChildJvm.writeSettings(
+                    file, settings, "Kafka node " + id + " of cdc-lab, in its own process");
             ChildJvm jvm =
                     new ChildJvm(
                             name,
@@ -80,15 +64,7 @@ final class KafkaNodeProcess implements KafkaBroker.RunningNode {
 
     /** Entry point of the node process: {@code <server.properties> <log file>}. */
     public static void main(String[] args) throws IOException {
-        if (LoggingBackend.isLogback()) {
-            LogFile.toFile(Path.of(args[1]));
-        }
-        Properties p = new Properties();
-        try (InputStream in = Files.newInputStream(Path.of(args[0]))) {
-            p.load(in);
-        }
-        Map<String, String> settings = new HashMap<>();
-        p.forEach((k, v) -> settings.put((String) k, (String) v));
+        Map<String, String> settings = ChildJvm.readSettings(Path.of(args[0]), Path.of(args[1]));
         KafkaRaftServer server = new KafkaRaftServer(new KafkaConfig(settings), Time.SYSTEM);
         // SIGTERM: a controlled shutdown, as kafka-server-stop.sh gives one
         Runtime.getRuntime()
