@@ -25,6 +25,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.utils.Bytes;
@@ -280,7 +281,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     private void followReading(ChangeEvent ev) {
         JsonNode column = ev.after() == null ? null : ev.after().get("reading");
         String table = column == null || !column.isTextual() ? null : column.asText();
-        if (java.util.Objects.equals(table, reading)) {
+        if (Objects.equals(table, reading)) {
             return;
         }
         if (reading != null) {
