@@ -179,6 +179,38 @@ class ResnapshotIT {
         assertThat(v.matches()).as(v.tables().toString()).isTrue();
     }
 
+    @Test
+    void aSessionLeftOpenAfterWritingHoldsTheReadingBackAndIsNamed() throws Exception {
+        try (Connection c = lab.source().getConnection();
+                Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE left_open (id int PRIMARY KEY, v int)");
+            s.execute("INSERT INTO left_open VALUES (1, 0)");
+        }
+        lab.awaitCaughtUp(Duration.ofSeconds(60));
+        try (Connection open = lab.source().getConnection();
+                Statement s = open.createStatement()) {
+            open.setAutoCommit(false);
+            s.execute("UPDATE left_open SET v = 1 WHERE id = 1");
+            int pid = intOf(s, "SELECT pg_backend_pid()");
+            assertThatThrownBy(() -> lab.resnapshot("public.left_open", Duration.ofSeconds(3)))
+                    .hasMessageContaining("cannot re-snapshot public.left_open")
+                    .hasMessageContaining("transactions open when it began")
+                    .hasMessageContaining(Integer.toString(pid));
+            open.rollback();
+        }
+        try (Connection c = lab.source().getConnection();
+                Statement s = c.createStatement()) {
+            assertThat(
+                            intOf(
+                                    s,
+                                    "SELECT count(*) FROM cdc_lab.heartbeat WHERE reading IS NOT"
+                                            + " NULL"))
+                    .as("a reading that never began names no table")
+                    .isZero();
+        }
+        assertThat(lab.resnapshot("public.left_open", Duration.ofMinutes(1))).isEqualTo(1);
+    }
+
     private static String setting(Statement s, String name) throws SQLException {
         try (ResultSet rs = s.executeQuery("SHOW " + name)) {
             rs.next();

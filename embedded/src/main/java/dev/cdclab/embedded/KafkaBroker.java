@@ -143,7 +143,9 @@ public final class KafkaBroker implements AutoCloseable {
 
     /**
      * Stops node {@code id} (counted from 1), keeping its logs; the others go on, and the
-     * partitions it led get new leaders among the in-sync replicas.
+     * partitions it led get new leaders among the in-sync replicas: at once when the node runs in a
+     * process of its own (a controlled shutdown), once the controller has fenced it when the nodes
+     * share this JVM.
      */
     public synchronized void stop(int id) {
         shutDown(node(id));
@@ -421,6 +423,11 @@ public final class KafkaBroker implements AutoCloseable {
                 p.put("num.io.threads", "2");
                 p.put("num.network.threads", "2");
                 p.put("background.threads", "2");
+                if (nodes > 1 && runner == IN_THIS_JVM) {
+                    // nodes closed together in one JVM can lose the controller quorum while a
+                    // broker still waits for its controlled shutdown to be approved, for minutes
+                    p.put("controlled.shutdown.enable", "false");
+                }
                 overrides.forEach(p::put);
                 // refused here, with the setting named, whichever way the node runs
                 new KafkaConfig(p);
