@@ -83,6 +83,30 @@ public final class NetChangeConfig {
                                     + " absorbs commit-timestamp jitter between concurrent"
                                     + " transactions.")
                     .build();
+    public static final ConfigOption<Duration> BEHIND_LAG =
+            durationOption("behind.lag")
+                    .defaultValue(Duration.ofMillis(200))
+                    .check(d -> !d.isNegative(), "must be >= 0")
+                    .description(
+                            "Windows per transaction with one partition: a change read this long"
+                                    + " after Kafka appended it means the app is behind, and it"
+                                    + " folds the transactions that follow into one window,"
+                                    + " emitted at the first transaction boundary that finds it"
+                                    + " caught up or the window spanning 'behind.window'; net"
+                                    + " changes so save work exactly when the pipeline is"
+                                    + " overloaded. 0: never fold. With more partitions every"
+                                    + " transaction keeps its own window (tasks folding"
+                                    + " differently could split a transaction between warehouse"
+                                    + " transactions).")
+                    .build();
+    public static final ConfigOption<Duration> BEHIND_WINDOW =
+            durationOption("behind.window")
+                    .defaultValue(Duration.ofSeconds(1))
+                    .check(d -> d.toMillis() >= 1, "must be >= 1ms")
+                    .description(
+                            "The longest window, in source commit time, the app folds while"
+                                    + " behind (see 'behind.lag').")
+                    .build();
     public static final ConfigOption<Duration> MARKER_INTERVAL =
             durationOption("marker.interval")
                     .defaultValue(Duration.ofMillis(5))
@@ -221,6 +245,8 @@ public final class NetChangeConfig {
                     NET_CHANGES_TOPIC,
                     INTERVAL,
                     GRACE,
+                    BEHIND_LAG,
+                    BEHIND_WINDOW,
                     MARKER_INTERVAL,
                     MODE,
                     PARTITIONS,

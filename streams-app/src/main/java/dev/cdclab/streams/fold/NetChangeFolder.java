@@ -20,8 +20,21 @@ import java.util.Optional;
 public final class NetChangeFolder {
     private NetChangeFolder() {}
 
-    /** Folds one more raw change (in source order) into the pending state, or starts one. */
+    /**
+     * Folds one more raw change (in source order) into the pending state, or starts one; the change
+     * is late when it committed before the interval starts.
+     */
     public static PendingChange fold(PendingChange prev, ChangeEvent ev, Interval interval) {
+        return fold(prev, ev, interval, ev.commitMs() < interval.startMs());
+    }
+
+    /**
+     * Folds one more raw change (in source order) into the pending state, or starts one.
+     *
+     * @param late whether the change's own window had closed, so that it went to a later one
+     */
+    public static PendingChange fold(
+            PendingChange prev, ChangeEvent ev, Interval interval, boolean late) {
         boolean existedBefore;
         String firstPosition;
         int count;
@@ -33,7 +46,6 @@ public final class NetChangeFolder {
             // then it may be a replay (Connect restarting from its last committed offset) of a
             // change already emitted in its own, closed interval, so the row may exist already and
             // a delete folded after it must still be emitted, not cancelled out
-            boolean late = ev.commitMs() < interval.startMs();
             existedBefore = late || ev.op() == 'u' || ev.op() == 'd';
             firstPosition = ev.position();
             count = 0;

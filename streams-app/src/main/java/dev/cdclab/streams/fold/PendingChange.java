@@ -44,4 +44,27 @@ public record PendingChange(
         long kafkaAppendMs,
         int rawChanges,
         boolean snapshot,
-        Long generatorCommitMicros) {}
+        Long generatorCommitMicros) {
+
+    /** The same fold, in an interval that ends at {@code endMs}. */
+    public PendingChange endingAt(long endMs) {
+        return new PendingChange(
+                table,
+                key,
+                new Interval(interval.startMs(), endMs, interval.discriminator()),
+                existedBefore,
+                existsAfter,
+                image,
+                unchanged,
+                schema,
+                firstPosition,
+                lastPosition,
+                transaction,
+                commitMs,
+                capturedMs,
+                kafkaAppendMs,
+                rawChanges,
+                snapshot,
+                generatorCommitMicros);
+    }
+}

@@ -99,6 +99,16 @@ public final class PendingCodec {
         return b.array();
     }
 
+    /** The interval start of a stored value, without decoding the rest. */
+    public static long intervalStart(byte[] bytes) {
+        return ByteBuffer.wrap(bytes).getLong(2);
+    }
+
+    /** The interval end of a stored value, without decoding the rest. */
+    public static long intervalEnd(byte[] bytes) {
+        return ByteBuffer.wrap(bytes).getLong(10);
+    }
+
     /**
      * Decodes a stored value.
      *

@@ -68,6 +68,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     private final String labSchema;
 
     private final WindowPolicy policy;
+    private final FoldWhenBehind behind;
     private final long markerIntervalNanos;
     private final NetChangeMode mode;
     private final int tasks;
@@ -134,6 +135,31 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     private KeyValueStore<Bytes, byte[]> changedWhileReading;
     private long droppedWhileReading;
 
+    /**
+     * With windows per transaction, the start of the window that folds the transactions read while
+     * this task is behind ({@link FoldWhenBehind}); {@link Long#MIN_VALUE} when none is held. While
+     * one is, {@link #closedThrough} stays at its start, so no marker moves past it.
+     */
+    private long heldFrom = Long.MIN_VALUE;
+
+    /**
+     * The newest transaction (window key) in the held window: it is complete once a later one
+     * shows. Each held change's interval ends past the newest key when it was folded, so a restored
+     * task knows it.
+     */
+    private long heldNewest = Long.MIN_VALUE;
+
+    /** Commit time of the first change of the held window. */
+    private long heldSinceMs;
+
+    /** Windows held since this task fell behind, and the raw changes they folded (for the log). */
+    private long heldWindows;
+
+    private long heldRaw;
+
+    private long lastBehindLog;
+    private boolean behindLogged;
+
     /** Per table without a key, the log position of the snapshot whose rows this task passes on. */
     private final Map<String, String> snapshotsStarted = new HashMap<>();
 
@@ -141,6 +167,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
             String heartbeatTable,
             String ddlTable,
             WindowPolicy policy,
+            FoldWhenBehind behind,
             Duration markerInterval,
             NetChangeMode mode,
             int tasks,
@@ -151,6 +178,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         this.ddlTable = ddlTable;
         this.labSchema = heartbeatTable.substring(0, heartbeatTable.indexOf('.') + 1);
         this.policy = policy;
+        this.behind = behind;
         this.markerIntervalNanos = markerInterval.toNanos();
         this.mode = mode;
         this.tasks = tasks;
@@ -197,13 +225,36 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                 cachedBytes += kv.value.length;
             }
         }
+        heldFrom = Long.MIN_VALUE;
+        heldNewest = Long.MIN_VALUE;
+        heldSinceMs = Long.MAX_VALUE;
+        for (Cached c : open.values()) {
+            restoreHeld(c.change().interval().startMs(), c.change().interval().endMs());
+            heldSinceMs = Math.min(heldSinceMs, c.change().commitMs());
+        }
+        if (heldSinceMs == Long.MAX_VALUE) {
+            heldSinceMs = 0;
+        }
         try (KeyValueIterator<Bytes, byte[]> it = overflow.all()) {
             while (it.hasNext()) {
-                it.next();
+                KeyValue<Bytes, byte[]> kv = it.next();
+                restoreHeld(
+                        PendingCodec.intervalStart(kv.value), PendingCodec.intervalEnd(kv.value));
                 overflowKeys++;
             }
         }
         countOpenKeys();
+    }
+
+    /**
+     * With windows per transaction, state is only ever kept for a held window: a restored task
+     * holds it again, until a transaction past its newest one shows.
+     */
+    private void restoreHeld(long start, long end) {
+        if (policy instanceof WindowPolicy.TransactionWindows) {
+            heldFrom = heldFrom == Long.MIN_VALUE ? start : Math.min(heldFrom, start);
+            heldNewest = Math.max(heldNewest, end - 1);
+        }
     }
 
     /** A decoded open-interval state and the size of its encoding. */
@@ -242,6 +293,9 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                 changedWhileReading.put(Bytes.wrap(readingKey(ev)), NOTHING);
             }
         }
+        if (policy instanceof WindowPolicy.TransactionWindows) {
+            holdOrRelease(ev, record);
+        }
         if (ev.table().equals(heartbeatTable)) {
             stats.countHeartbeat();
             // where a row an incremental snapshot reads next is placed, after a restart too
@@ -267,10 +321,60 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         }
         lastTimestamp = record.timestamp();
         long bound = policy.bound(ev, newestCommitMs);
-        if (bound > closedThrough) {
+        if (bound > closedThrough && heldFrom == Long.MIN_VALUE) {
             close(bound, policy instanceof WindowPolicy.FixedIntervals ? bound : before);
         }
         emitMarkerIfDue(false);
+    }
+
+    /**
+     * At the first change of a transaction, with windows per transaction: releases the held window
+     * (every transaction in it is complete) when the task has caught up or the window spans {@code
+     * behind.window}, and starts holding one when the change was read {@code behind.lag} after its
+     * append.
+     */
+    private void holdOrRelease(ChangeEvent ev, Record<byte[], byte[]> record) {
+        long key = ev.windowKey();
+        if (key == Long.MIN_VALUE || (heldFrom == Long.MIN_VALUE && !behind.enabled())) {
+            return;
+        }
+        long lagMs = System.currentTimeMillis() - record.timestamp();
+        if (heldFrom != Long.MIN_VALUE && key > heldNewest) {
+            boolean caughtUp = !behind.behind(lagMs);
+            if (caughtUp || ev.commitMs() - heldSinceMs >= behind.windowMs()) {
+                heldWindows++;
+                stats.countHeldWindow();
+                close(key, newestCommitMs);
+                heldFrom = Long.MIN_VALUE;
+                if (caughtUp) {
+                    if (behindLogged) {
+                        LOG.info(
+                                "Caught up: {} windows folded {} raw changes while behind",
+                                heldWindows,
+                                heldRaw);
+                    }
+                    behindLogged = false;
+                    heldWindows = 0;
+                    heldRaw = 0;
+                }
+            }
+        }
+        if (heldFrom == Long.MIN_VALUE && behind.behind(lagMs) && key >= closedThrough) {
+            // at most one start and end of a spell behind every 10 s, with its counts
+            if (heldWindows == 0 && System.currentTimeMillis() - lastBehindLog >= 10_000) {
+                lastBehindLog = System.currentTimeMillis();
+                behindLogged = true;
+                LOG.info(
+                        "Reading changes {} ms after their append: folding transactions into"
+                                + " windows of up to {} ms until caught up",
+                        lagMs,
+                        behind.windowMs());
+            }
+            close(key, newestCommitMs);
+            heldFrom = closedThrough;
+            heldNewest = key;
+            heldSinceMs = ev.commitMs();
+        }
     }
 
     private static byte[] readingKey(ChangeEvent ev) {
@@ -443,7 +547,14 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     private void fold(ChangeEvent ev, Record<byte[], byte[]> record) {
         stats.countRaw(ev.table(), ev.snapshot());
         Interval interval = intervalOf(ev);
-        if (mode == NetChangeMode.OFF || policy instanceof WindowPolicy.TransactionWindows) {
+        boolean late = ev.commitMs() < interval.startMs();
+        if (heldFrom != Long.MIN_VALUE) {
+            // a change of a transaction before the held window is a replay of one emitted already
+            late = ev.windowKey() != Long.MIN_VALUE && ev.windowKey() < heldFrom;
+            heldNewest = Math.max(heldNewest, ev.windowKey());
+            interval = new Interval(heldFrom, heldNewest + 1, 0);
+            heldRaw++;
+        } else if (mode == NetChangeMode.OFF || policy instanceof WindowPolicy.TransactionWindows) {
             // a window per transaction holds nothing worth folding here: the sink folds every
             // window it applies at once, and nothing is kept that a crash could lose
             emit(
@@ -467,7 +578,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                 overflowed = true;
             }
         }
-        PendingChange next = NetChangeFolder.fold(prev, ev, interval);
+        PendingChange next = NetChangeFolder.fold(prev, ev, interval, late);
         byte[] encoded = PendingCodec.encode(next);
         if (overflowed) {
             overflow.put(key, encoded);
@@ -497,7 +608,10 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
             return;
         }
         if (!open.isEmpty() || overflowKeys > 0) {
-            emitClosedWindows(policy.maxClosedStart(bound));
+            // a held window ends where it closes, whatever its changes' intervals say
+            emitClosedWindows(
+                    policy.maxClosedStart(bound),
+                    heldFrom != Long.MIN_VALUE ? bound : Long.MIN_VALUE);
         }
         closedThrough = bound;
         closedSourceMs = Math.max(closedSourceMs, sourceMs);
@@ -506,8 +620,11 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         markerDue = true;
     }
 
-    /** Emits and forgets the state of every window starting at or before {@code maxStart}. */
-    private void emitClosedWindows(long maxStart) {
+    /**
+     * Emits and forgets the state of every window starting at or before {@code maxStart}, as
+     * windows ending at {@code endMs} unless that is {@link Long#MIN_VALUE}.
+     */
+    private void emitClosedWindows(long maxStart, long endMs) {
         List<Map.Entry<Bytes, Cached>> done = new ArrayList<>();
         for (Map.Entry<Bytes, Cached> e : open.entrySet()) {
             if (e.getValue().change().interval().startMs() <= maxStart) {
@@ -533,10 +650,10 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                 }
                 for (KeyValue<Bytes, byte[]> kv : chunk) {
                     while (nextCached != null && nextCached.getKey().compareTo(kv.key) < 0) {
-                        emitClosed(nextCached.getValue().change(), now);
+                        emitClosed(nextCached.getValue().change(), endMs, now);
                         nextCached = cachedDone.hasNext() ? cachedDone.next() : null;
                     }
-                    emitClosed(PendingCodec.decode(kv.value, this::schema), now);
+                    emitClosed(PendingCodec.decode(kv.value, this::schema), endMs, now);
                     overflow.delete(kv.key);
                     overflowKeys--;
                 }
@@ -548,7 +665,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
             } while (chunk.size() == OVERFLOW_CHUNK);
         }
         while (nextCached != null) {
-            emitClosed(nextCached.getValue().change(), now);
+            emitClosed(nextCached.getValue().change(), endMs, now);
             nextCached = cachedDone.hasNext() ? cachedDone.next() : null;
         }
         for (Map.Entry<Bytes, Cached> e : done) {
@@ -582,7 +699,10 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                 NetChangeTopology.NET_CHANGES_SINK);
     }
 
-    private void emitClosed(PendingChange p, long now) {
+    private void emitClosed(PendingChange p, long endMs, long now) {
+        if (endMs != Long.MIN_VALUE) {
+            p = p.endingAt(endMs);
+        }
         Optional<NetChange> change = NetChangeFolder.close(p, mode, now);
         if (change.isPresent()) {
             emit(change.get(), null);

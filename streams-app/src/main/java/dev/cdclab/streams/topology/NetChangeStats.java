@@ -25,6 +25,7 @@ public final class NetChangeStats implements MeterBinder {
     private final LongAdder overflowed = new LongAdder();
     private final LongAdder truncates = new LongAdder();
     private final LongAdder keyless = new LongAdder();
+    private final LongAdder heldWindows = new LongAdder();
     private final AtomicLong closedThroughMs = new AtomicLong(Long.MIN_VALUE);
     private final Map<String, TableCounts> tables = new ConcurrentHashMap<>();
     private final Map<Integer, AtomicLong> openKeys = new ConcurrentHashMap<>();
@@ -105,6 +106,9 @@ public final class NetChangeStats implements MeterBinder {
         FunctionCounter.builder("cdclab.heartbeats", heartbeats, LongAdder::sum)
                 .description("Heartbeats read: the source is known to be past their time")
                 .register(r);
+        FunctionCounter.builder("cdclab.windows.folded.behind", heldWindows, LongAdder::sum)
+                .description("Windows that folded several transactions while the app was behind")
+                .register(r);
         FunctionCounter.builder("cdclab.truncates", truncates, LongAdder::sum)
                 .description("TRUNCATE events read")
                 .register(r);
@@ -166,6 +170,10 @@ public final class NetChangeStats implements MeterBinder {
         late.increment();
     }
 
+    void countHeldWindow() {
+        heldWindows.increment();
+    }
+
     void countDeadLetter() {
         deadLetters.increment();
     }
@@ -217,6 +225,11 @@ public final class NetChangeStats implements MeterBinder {
 
     public long late() {
         return late.sum();
+    }
+
+    /** Windows that folded several transactions because the app was behind. */
+    public long heldWindows() {
+        return heldWindows.sum();
     }
 
     /** Records that could not be read and went to the dead-letter topic. */

@@ -1,6 +1,7 @@
 package dev.cdclab.streams.topology;
 
 import dev.cdclab.change.NetChangeCodec;
+import dev.cdclab.change.NetChangeMode;
 import dev.cdclab.instance.GroupMembership;
 import dev.cdclab.streams.NetChangeConfig;
 import dev.cdclab.streams.NetChangeConfig.StateStoreType;
@@ -55,6 +56,16 @@ public final class NetChangeTopology {
                 WindowPolicy.of(
                         config.get(NetChangeConfig.INTERVAL), config.get(NetChangeConfig.GRACE));
         int tasks = config.get(NetChangeConfig.PARTITIONS);
+        // one task only: tasks that folded different transactions together could split one
+        // between warehouse transactions
+        FoldWhenBehind behind =
+                policy instanceof WindowPolicy.TransactionWindows
+                                && tasks == 1
+                                && config.get(NetChangeConfig.MODE) != NetChangeMode.OFF
+                        ? FoldWhenBehind.of(
+                                config.get(NetChangeConfig.BEHIND_LAG),
+                                config.get(NetChangeConfig.BEHIND_WINDOW))
+                        : FoldWhenBehind.NEVER;
         String placeholder = config.get(NetChangeConfig.PLACEHOLDER);
         String generatorColumn = config.get(NetChangeConfig.GENERATOR_COLUMN);
 
@@ -71,6 +82,7 @@ public final class NetChangeTopology {
                                 config.get(NetChangeConfig.HEARTBEAT_TABLE),
                                 config.get(NetChangeConfig.DDL_TABLE),
                                 policy,
+                                behind,
                                 config.get(NetChangeConfig.MARKER_INTERVAL),
                                 config.get(NetChangeConfig.MODE),
                                 tasks,

@@ -10,6 +10,7 @@ import dev.cdclab.streams.topology.NetChangeStats;
 import dev.cdclab.streams.topology.NetChangeTopology;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,6 +39,9 @@ public final class TopologyHarness implements AutoCloseable {
     private long lsn = 1000;
     private long heartbeatTx = 1_000_000;
 
+    /** How long before now the records piped are appended; null: 10 ms after their commit. */
+    private Duration appendedAgo;
+
     /**
      * @param settings net-change settings on top of bootstrap servers and a temp state dir
      */
@@ -63,6 +67,9 @@ public final class TopologyHarness implements AutoCloseable {
         raw.putIfAbsent("application.id", "ttd-" + System.nanoTime());
         // a marker at every close, so tests see them when they happen
         raw.putIfAbsent("marker.interval", "0");
+        // records are stamped 10 ms after commit times years ago: to the app they all look far
+        // behind, so tests of folding while behind turn it on and say when records are appended
+        raw.putIfAbsent("behind.lag", "0");
         NetChangeConfig config = NetChangeConfig.of(raw);
         Properties props = NetChangeTopology.streamsProperties(config);
         driver = new TopologyTestDriver(NetChangeTopology.buildTopology(config, stats), props);
@@ -89,6 +96,20 @@ public final class TopologyHarness implements AutoCloseable {
         return stats;
     }
 
+    /**
+     * Stamps the records piped from now on as appended {@code ago} before the wall clock, as Kafka
+     * would for a reader that far behind; null goes back to 10 ms after their commit.
+     */
+    public void appendedAgo(Duration ago) {
+        this.appendedAgo = ago;
+    }
+
+    private long stamp(long commitMs) {
+        return appendedAgo == null
+                ? commitMs + 10
+                : System.currentTimeMillis() - appendedAgo.toMillis();
+    }
+
     /** Pipes one raw record. */
     public void send(byte[] key, byte[] value, long timestampMs) {
         input.pipeInput(new TestRecord<>(key, value, Instant.ofEpochMilli(timestampMs)));
@@ -103,7 +124,7 @@ public final class TopologyHarness implements AutoCloseable {
             long commitMs) {
         int id = (Integer) (after != null ? after.get("id") : before.get("id"));
         long l = ++lsn;
-        send(events.key(id), events.change(op, before, after, l, txId, commitMs), commitMs + 10);
+        send(events.key(id), events.change(op, before, after, l, txId, commitMs), stamp(commitMs));
         return l;
     }
 
@@ -119,7 +140,7 @@ public final class TopologyHarness implements AutoCloseable {
         send(
                 events.keylessKey("public.log"),
                 events.keyless(op, before, after, l, txId, commitMs),
-                commitMs + 10);
+                stamp(commitMs));
         return l;
     }
 
@@ -128,7 +149,7 @@ public final class TopologyHarness implements AutoCloseable {
         send(
                 events.key((Integer) after.get("id")),
                 events.incrementalRead(after, commitMs),
-                commitMs + 10);
+                stamp(commitMs));
     }
 
     /** The position the event reader gives the change sent at {@code lsn} in {@code txId}. */
@@ -147,7 +168,7 @@ public final class TopologyHarness implements AutoCloseable {
         send(
                 events.keylessKey("public.items"),
                 events.truncate("public", "items", l, txId, commitMs),
-                commitMs + 10);
+                stamp(commitMs));
         return l;
     }
 
@@ -157,7 +178,7 @@ public final class TopologyHarness implements AutoCloseable {
         send(
                 events.ddlKey(l),
                 events.ddl(op, l, kind, name, newName, l, txId, commitMs),
-                commitMs + 10);
+                stamp(commitMs));
         return l;
     }
 
@@ -171,7 +192,7 @@ public final class TopologyHarness implements AutoCloseable {
         send(
                 events.heartbeatKey(1),
                 events.heartbeat(1, ++lsn, ++heartbeatTx, commitMs, reading),
-                commitMs + 10);
+                stamp(commitMs));
     }
 
     /** Net changes emitted so far (drains the output topic). */
