@@ -8,11 +8,23 @@ import dev.cdclab.cli.CdcLab;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.testcontainers.DockerClientFactory;
 import org.testcontainers.junit.jupiter.Testcontainers;
 
 /**
@@ -110,6 +122,98 @@ class ContainersInfraIT {
         assertThat(report.path("verified").asBoolean()).isTrue();
         assertThat(report.path("infrastructure").path("images").path("kafka").asText())
                 .isEqualTo(TestContainers.IMAGES.kafka());
+        assertThat(TestContainers.leftoversOf(report.path("run_id").asText())).isEmpty();
+    }
+
+    @Test
+    void runOnThreeKafkaContainersKeepsGoingWhenOneIsKilled() throws Exception {
+        Path json = dir.resolve("report.json");
+        Path work = dir.resolve("run");
+        CompletableFuture<Result> run =
+                CompletableFuture.supplyAsync(
+                        () ->
+                                cli(
+                                        "run",
+                                        "--infra",
+                                        "containers",
+                                        "--kafka-container",
+                                        "--kafka-image",
+                                        TestContainers.IMAGES.kafka(),
+                                        "--kafka-brokers",
+                                        "3",
+                                        "--duration",
+                                        "30s",
+                                        "--rate",
+                                        "100",
+                                        "--warmup",
+                                        "0",
+                                        "--prefill",
+                                        "300",
+                                        "--work-dir",
+                                        work.toString(),
+                                        "--report-json",
+                                        json.toString()));
+        Path log = work.resolve("logs/cdc-lab.log");
+        // once capture runs, a node goes, as a broker's host fails, with the snapshot and the
+        // load still to flow
+        Awaitility.await()
+                .atMost(Duration.ofMinutes(5))
+                .pollInterval(Duration.ofMillis(500))
+                .until(
+                        () ->
+                                run.isDone()
+                                        || (Files.exists(log)
+                                                && Files.readString(log)
+                                                        .contains("up on containers")));
+        assertThat(run.isDone()).as("the run ended before its load").isFalse();
+        Matcher ready =
+                Pattern.compile("3 Kafka containers \\(.*\\) ready in \\d+ ms at (\\S+)")
+                        .matcher(Files.readString(log));
+        assertThat(ready.find()).as("the cluster's addresses are logged").isTrue();
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", ready.group(1)))) {
+            Set<String> topics =
+                    admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get();
+            assertThat(topics).anyMatch(t -> t.startsWith("cdclab-connect-"));
+            admin.describeTopics(topics)
+                    .allTopicNames()
+                    .get()
+                    .values()
+                    .forEach(
+                            d ->
+                                    assertThat(d.partitions())
+                                            .as("replicas of every partition of " + d.name())
+                                            .allSatisfy(p -> assertThat(p.replicas()).hasSize(3)));
+        }
+        var docker = DockerClientFactory.instance().client();
+        String node2 =
+                docker
+                        .listContainersCmd()
+                        .withLabelFilter(List.of("dev.cdclab.run"))
+                        .exec()
+                        .stream()
+                        .filter(c -> c.getImage().equals(TestContainers.IMAGES.kafka()))
+                        .filter(
+                                c ->
+                                        List.of(
+                                                        docker.inspectContainerCmd(c.getId())
+                                                                .exec()
+                                                                .getConfig()
+                                                                .getEnv())
+                                                .contains("KAFKA_NODE_ID=2"))
+                        .map(c -> c.getId())
+                        .findFirst()
+                        .orElseThrow();
+        docker.killContainerCmd(node2).exec();
+
+        Result r = run.get(5, TimeUnit.MINUTES);
+        assertThat(r.code()).as(r.out() + r.err()).isZero();
+        JsonNode report = new ObjectMapper().readTree(json.toFile());
+        assertThat(report.path("verified").asBoolean()).isTrue();
+        assertThat(report.path("captured_changes").asLong())
+                .isEqualTo(report.path("source_changes").asLong());
+        assertThat(Files.readString(work.resolve("logs/kafka-node-2.log")))
+                .as("node 2 ran as part of the cluster")
+                .contains("Kafka Server started");
         assertThat(TestContainers.leftoversOf(report.path("run_id").asText())).isEmpty();
     }
 

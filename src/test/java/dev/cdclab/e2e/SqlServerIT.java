@@ -98,7 +98,8 @@ class SqlServerIT {
                                         SourceKind.SQLSERVER,
                                         ContainerImages.fromEnvironment(),
                                         false,
-                                        true))
+                                        true,
+                                        1))
                         .workDir(dir.resolve("switch"))
                         .runId("switch" + Long.toString(System.nanoTime() % 100_000, 36))
                         .interval(Duration.ofMillis(500))

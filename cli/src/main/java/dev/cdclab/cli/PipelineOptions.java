@@ -77,7 +77,8 @@ final class PipelineOptions {
             names = "--kafka-brokers",
             paramLabel = "N",
             description =
-                    "embedded: Kafka nodes (default 1); 3 gives a replicated cluster (replication"
+                    "Kafka nodes (default 1), embedded or with --infra containers (containers with"
+                            + " --kafka-container); 3 gives a replicated cluster (replication"
                             + " factor 3, min.insync.replicas 2).")
     Integer kafkaBrokers;
 

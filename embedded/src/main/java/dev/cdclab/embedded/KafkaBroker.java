@@ -128,7 +128,8 @@ public final class KafkaBroker implements AutoCloseable {
         return replicationFactor(nodes.size());
     }
 
-    static int replicationFactor(int nodes) {
+    /** The replication factor topics get by default on a cluster of {@code nodes} nodes. */
+    public static int replicationFactor(int nodes) {
         return Math.min(nodes, 3);
     }
 

@@ -53,6 +53,7 @@ final class ContainerInfrastructure implements Infrastructure {
     private final SourceEndpoint source;
     private final String bootstrapServers;
     private final KafkaContainer kafkaContainer;
+    private final KafkaContainerCluster kafkaCluster;
     private final ConnectWorker connect;
 
     private ContainerInfrastructure(
@@ -61,6 +62,7 @@ final class ContainerInfrastructure implements Infrastructure {
             SourceContainer source,
             String bootstrapServers,
             KafkaContainer kafkaContainer,
+            KafkaContainerCluster kafkaCluster,
             ConnectWorker connect) {
         this.started = started;
         this.images = images;
@@ -68,6 +70,7 @@ final class ContainerInfrastructure implements Infrastructure {
         this.source = source.endpoint();
         this.bootstrapServers = bootstrapServers;
         this.kafkaContainer = kafkaContainer;
+        this.kafkaCluster = kafkaCluster;
         this.connect = connect;
     }
 
@@ -91,18 +94,28 @@ final class ContainerInfrastructure implements Infrastructure {
             SourceContainer src = started.add("source container", source(spec, ctx));
             String bootstrap;
             KafkaContainer kafka = null;
-            if (spec.kafkaInContainer()) {
+            KafkaContainerCluster cluster = null;
+            if (spec.kafkaInContainer() && spec.kafkaNodes() > 1) {
+                cluster = started.add("Kafka containers", kafkaCluster(spec, ctx));
+                bootstrap = cluster.bootstrapServers();
+            } else if (spec.kafkaInContainer()) {
                 kafka = started.add("Kafka container", kafka(images, ctx));
                 bootstrap = kafka.getBootstrapServers();
             } else {
                 long t0 = System.nanoTime();
-                KafkaBroker broker = started.add("Kafka", LocalServices.broker(ctx));
+                KafkaBroker broker =
+                        started.add("Kafka", LocalServices.broker(ctx, spec.kafkaNodes()));
                 LOG.info("Kafka started in {} ms", (System.nanoTime() - t0) / 1_000_000);
                 bootstrap = broker.bootstrapServers();
             }
             long t0 = System.nanoTime();
             ConnectWorker connect =
-                    started.add("Kafka Connect", LocalServices.connect(bootstrap, ctx));
+                    started.add(
+                            "Kafka Connect",
+                            LocalServices.connectWorker(bootstrap, ctx)
+                                    .replicationFactor(
+                                            KafkaBroker.replicationFactor(spec.kafkaNodes()))
+                                    .start());
             LOG.info("Kafka Connect started in {} ms", (System.nanoTime() - t0) / 1_000_000);
             return new ContainerInfrastructure(
                     started,
@@ -110,6 +123,7 @@ final class ContainerInfrastructure implements Infrastructure {
                     src,
                     bootstrap,
                     kafka,
+                    cluster,
                     connect);
         } catch (RuntimeException e) {
             started.close();
@@ -273,6 +287,41 @@ final class ContainerInfrastructure implements Infrastructure {
                 (System.nanoTime() - t0) / 1_000_000);
     }
 
+    private static KafkaContainerCluster kafkaCluster(
+            InfraSpec.Containers spec, InfraSpec.Context ctx) {
+        String image = spec.images().kafka();
+        long t0 = System.nanoTime();
+        KafkaContainerCluster cluster;
+        try {
+            cluster =
+                    KafkaContainerCluster.start(
+                            image,
+                            spec.kafkaNodes(),
+                            RUN_LABEL,
+                            ctx.runId(),
+                            ctx.workDir().resolve("logs"));
+        } catch (RuntimeException e) {
+            throw new InfraUnavailableException(
+                    "the Kafka containers ("
+                            + spec.kafkaNodes()
+                            + " of "
+                            + image
+                            + ") did not start: "
+                            + rootMessage(e)
+                            + " (see "
+                            + ctx.workDir().resolve("logs/kafka-node-1.log")
+                            + ")",
+                    e);
+        }
+        LOG.info(
+                "{} Kafka containers ({}) ready in {} ms at {}",
+                spec.kafkaNodes(),
+                image,
+                (System.nanoTime() - t0) / 1_000_000,
+                cluster.bootstrapServers());
+        return cluster;
+    }
+
     private static KafkaContainer kafka(ContainerImages images, InfraSpec.Context ctx) {
         KafkaContainer k =
                 new KafkaContainer(
@@ -407,6 +456,10 @@ final class ContainerInfrastructure implements Infrastructure {
         }
         if (kafkaContainer != null && !kafkaContainer.isRunning()) {
             throw new IllegalStateException("the Kafka container has stopped");
+        }
+        String cluster = kafkaCluster == null ? null : kafkaCluster.whyUnhealthy();
+        if (cluster != null) {
+            throw new IllegalStateException(cluster);
         }
     }
 

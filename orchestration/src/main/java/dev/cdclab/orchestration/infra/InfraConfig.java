@@ -77,9 +77,11 @@ public final class InfraConfig {
                     .defaultValue(1)
                     .check(n -> n >= 1 && n <= 5, "must be 1 to 5")
                     .description(
-                            "embedded: Kafka nodes (KRaft, each broker and controller); with 3 or"
-                                    + " more every topic has 3 replicas and a write needs 2 in sync"
-                                    + " (flag --kafka-brokers).")
+                            "Kafka nodes (KRaft, each broker and controller), embedded or with"
+                                    + " --infra containers: processes on this machine, or"
+                                    + " containers of the Kafka image with --kafka-container; with"
+                                    + " 3 or more every topic has 3 replicas and a write needs 2 in"
+                                    + " sync (flag --kafka-brokers).")
                     .build();
 
     public static final ConfigOption<String> SOURCE_JDBC_URL =
@@ -213,8 +215,9 @@ public final class InfraConfig {
             throw new ConfigException(
                     "infra.kafka.image", "needs kafka.container=true (--kafka-container)");
         }
-        if (kind != InfraKind.EMBEDDED && config.get(KAFKA_BROKERS) != 1) {
-            throw new ConfigException("infra.kafka.brokers", "applies to --infra embedded only");
+        if (kind == InfraKind.EXTERNAL && config.get(KAFKA_BROKERS) != 1) {
+            throw new ConfigException(
+                    "infra.kafka.brokers", "applies to --infra embedded and containers only");
         }
         return switch (kind) {
             case EMBEDDED -> {
@@ -231,7 +234,8 @@ public final class InfraConfig {
                             source,
                             images(),
                             config.get(KAFKA_CONTAINER),
-                            config.get(ACCEPT_SQLSERVER_EULA));
+                            config.get(ACCEPT_SQLSERVER_EULA),
+                            config.get(KAFKA_BROKERS));
             case EXTERNAL -> {
                 InfraSpec.ExternalEndpoints e = externalEndpoints();
                 if (e.source().kind() != source) {

@@ -98,20 +98,23 @@ public sealed interface InfraSpec
 
     /** A PostgreSQL source (and Kafka, when asked) in containers Testcontainers starts. */
     static InfraSpec containers(ContainerImages images, boolean kafkaInContainer) {
-        return new Containers(SourceKind.POSTGRES, images, kafkaInContainer, false);
+        return new Containers(SourceKind.POSTGRES, images, kafkaInContainer, false, 1);
     }
 
     /**
      * The source (and Kafka, when {@code kafkaInContainer}) in containers Testcontainers starts.
      *
      * @param acceptSqlServerLicense true when the user has accepted the SQL Server image's EULA
+     * @param kafkaNodes nodes of the Kafka cluster: containers with {@code kafkaInContainer}, else
+     *     processes on this machine (3 or more: topics replicated 3 times)
      */
     static InfraSpec containers(
             SourceKind source,
             ContainerImages images,
             boolean kafkaInContainer,
-            boolean acceptSqlServerLicense) {
-        return new Containers(source, images, kafkaInContainer, acceptSqlServerLicense);
+            boolean acceptSqlServerLicense,
+            int kafkaNodes) {
+        return new Containers(source, images, kafkaInContainer, acceptSqlServerLicense, kafkaNodes);
     }
 
     /**
@@ -158,7 +161,8 @@ public sealed interface InfraSpec
             SourceKind source,
             ContainerImages images,
             boolean kafkaInContainer,
-            boolean acceptSqlServerLicense)
+            boolean acceptSqlServerLicense,
+            int kafkaNodes)
             implements InfraSpec {
         @Override
         public InfraKind kind() {
