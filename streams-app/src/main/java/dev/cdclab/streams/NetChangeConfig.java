@@ -143,7 +143,11 @@ public final class NetChangeConfig {
                     .defaultValue(Guarantee.AT_LEAST_ONCE)
                     .description(
                             "Kafka Streams processing guarantee. at_least_once is the default:"
-                                    + " the sink's log-position check makes replays harmless.")
+                                    + " the sink's log-position check makes replays harmless, and"
+                                    + " a closed window's state is kept until Streams has committed"
+                                    + " its output, so a window whose output never reached Kafka"
+                                    + " is emitted again. exactly_once_v2 makes output, state and"
+                                    + " input offsets one Kafka transaction.")
                     .build();
     public static final ConfigOption<Duration> COMMIT_INTERVAL =
             durationOption("commit.interval")

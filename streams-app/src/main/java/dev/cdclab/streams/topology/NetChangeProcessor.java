@@ -18,16 +18,18 @@ import dev.cdclab.streams.fold.PendingCodec;
 import dev.cdclab.streams.fold.WindowPolicy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -54,6 +56,13 @@ import org.slf4j.LoggerFactory;
  * seen past it lives only in the RocksDB overflow store, on disk, until its interval closes; then
  * the closed range of that store is read back in chunks and merged with the map's entries in key
  * order. A huge transaction or an initial snapshot of one interval so costs disk, not heap.
+ *
+ * <p>Under {@code at_least_once} a closed window's state stays in the stores until Streams has
+ * committed the input past the change that closed it, which it does only once the window's output
+ * is acknowledged ({@link CommittedInput}). If that output never reaches Kafka (a crash, or the
+ * net-change partition offline past the producer's delivery timeout), the task restored from its
+ * changelogs still has the window's state and emits it again; forgotten at the close, it would be
+ * lost, since the replay from the last commit holds only the window's last changes.
  */
 final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte[]> {
     private static final Logger LOG = LoggerFactory.getLogger(NetChangeProcessor.class);
@@ -75,6 +84,33 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     private final String windows;
     private final DebeziumEventReader reader;
     private final NetChangeStats stats;
+
+    /** Under at_least_once: closed windows' state is kept until their output is committed. */
+    private final boolean keepUntilCommitted;
+
+    /**
+     * Closes whose state is kept, oldest first: the offset of the change that closed them, and
+     * {@link #keptThrough} after them.
+     */
+    private final ArrayDeque<long[]> kept = new ArrayDeque<>();
+
+    /**
+     * Every window starting at or before this is closed, and its state may still be in the stores
+     * (until committed); {@link Long#MIN_VALUE} when none is.
+     */
+    private long keptThrough = Long.MIN_VALUE;
+
+    /** Where {@link #keptThrough} is kept in the task's progress store. */
+    private static final int KEPT_THROUGH_KEY = Integer.MIN_VALUE;
+
+    /**
+     * True when a restored task found closed windows' state: emitted again with the next change.
+     */
+    private boolean emitKeptAgain;
+
+    /** This task's partition of the change topic, once a change has been read. */
+    private TopicPartition input;
+
     private ProcessorContext<byte[], byte[]> context;
     private KeyValueStore<Bytes, byte[]> pending;
     private KeyValueStore<Integer, Long> progress;
@@ -173,7 +209,8 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
             int tasks,
             DebeziumEventReader reader,
             long heapBytes,
-            NetChangeStats stats) {
+            NetChangeStats stats,
+            boolean keepUntilCommitted) {
         this.heartbeatTable = heartbeatTable;
         this.ddlTable = ddlTable;
         this.labSchema = heartbeatTable.substring(0, heartbeatTable.indexOf('.') + 1);
@@ -186,6 +223,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         this.reader = reader;
         this.heapBytes = heapBytes;
         this.stats = stats;
+        this.keepUntilCommitted = keepUntilCommitted;
     }
 
     @Override
@@ -206,7 +244,10 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         context.schedule(
                 Duration.ofNanos(Math.max(markerIntervalNanos, 1_000_000)),
                 PunctuationType.WALL_CLOCK_TIME,
-                ts -> emitMarkerIfDue(true));
+                ts -> {
+                    forgetCommitted();
+                    emitMarkerIfDue(true);
+                });
         byte[] last = schemaStore.get(LAST_POSITION_KEY);
         this.lastPosition = last == null ? null : new String(last, StandardCharsets.UTF_8);
         byte[] table = schemaStore.get(READING_KEY);
@@ -216,9 +257,17 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         schemas.clear();
         cachedBytes = 0;
         overflowKeys = 0;
+        kept.clear();
+        Long keptStart = progress.get(KEPT_THROUGH_KEY);
+        keptThrough = keptStart == null ? Long.MIN_VALUE : keptStart;
+        emitKeptAgain = false;
         try (KeyValueIterator<Bytes, byte[]> it = pending.all()) {
             while (it.hasNext()) {
                 KeyValue<Bytes, byte[]> kv = it.next();
+                if (PendingCodec.intervalStart(kv.value) <= keptThrough) {
+                    emitKeptAgain = true;
+                    continue;
+                }
                 open.put(
                         kv.key,
                         new Cached(PendingCodec.decode(kv.value, this::schema), kv.value.length));
@@ -238,6 +287,10 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         try (KeyValueIterator<Bytes, byte[]> it = overflow.all()) {
             while (it.hasNext()) {
                 KeyValue<Bytes, byte[]> kv = it.next();
+                if (PendingCodec.intervalStart(kv.value) <= keptThrough) {
+                    emitKeptAgain = true;
+                    continue;
+                }
                 restoreHeld(
                         PendingCodec.intervalStart(kv.value), PendingCodec.intervalEnd(kv.value));
                 overflowKeys++;
@@ -268,6 +321,16 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         } catch (MalformedRecordException e) {
             deadLetter(record, e.getMessage());
             return;
+        }
+        if (keepUntilCommitted) {
+            if (input == null) {
+                context.recordMetadata()
+                        .ifPresent(md -> input = new TopicPartition(md.topic(), md.partition()));
+            }
+            forgetCommitted();
+            if (emitKeptAgain) {
+                emitKeptAgain();
+            }
         }
         if (ev == null) {
             return;
@@ -634,45 +697,131 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         // key order (interval, then table and key), as a scan of the store would give
         done.sort(Map.Entry.comparingByKey());
         long now = System.currentTimeMillis();
-        Iterator<Map.Entry<Bytes, Cached>> cachedDone = done.iterator();
-        Map.Entry<Bytes, Cached> nextCached = cachedDone.hasNext() ? cachedDone.next() : null;
+        ArrayDeque<Map.Entry<Bytes, Cached>> cachedDone = new ArrayDeque<>(done);
+        boolean emitted = !done.isEmpty();
         if (overflowKeys > 0) {
             // every key below the first one of the interval starting after maxStart
             Bytes to = Bytes.wrap(PendingCodec.lowerBound(maxStart + 1));
-            Bytes from = null;
-            List<KeyValue<Bytes, byte[]>> chunk = new ArrayList<>(OVERFLOW_CHUNK);
-            do {
-                chunk.clear();
-                try (KeyValueIterator<Bytes, byte[]> it = overflow.range(from, to)) {
-                    while (chunk.size() < OVERFLOW_CHUNK && it.hasNext()) {
-                        chunk.add(it.next());
-                    }
-                }
-                for (KeyValue<Bytes, byte[]> kv : chunk) {
-                    while (nextCached != null && nextCached.getKey().compareTo(kv.key) < 0) {
-                        emitClosed(nextCached.getValue().change(), endMs, now);
-                        nextCached = cachedDone.hasNext() ? cachedDone.next() : null;
-                    }
-                    emitClosed(PendingCodec.decode(kv.value, this::schema), endMs, now);
-                    overflow.delete(kv.key);
-                    overflowKeys--;
-                }
-                if (!chunk.isEmpty()) {
-                    // the smallest key after the last one read
-                    byte[] last = chunk.get(chunk.size() - 1).key.get();
-                    from = Bytes.wrap(Arrays.copyOf(last, last.length + 1));
-                }
-            } while (chunk.size() == OVERFLOW_CHUNK);
+            long before = overflowKeys;
+            forEachBetween(
+                    overflow,
+                    afterKept(),
+                    to,
+                    kv -> {
+                        while (!cachedDone.isEmpty()
+                                && cachedDone.peekFirst().getKey().compareTo(kv.key) < 0) {
+                            emitClosed(cachedDone.pollFirst().getValue().change(), endMs, now);
+                        }
+                        emitClosed(PendingCodec.decode(kv.value, this::schema), endMs, now);
+                        if (!keepUntilCommitted) {
+                            overflow.delete(kv.key);
+                        }
+                        overflowKeys--;
+                    });
+            emitted |= overflowKeys < before;
         }
-        while (nextCached != null) {
-            emitClosed(nextCached.getValue().change(), endMs, now);
-            nextCached = cachedDone.hasNext() ? cachedDone.next() : null;
-        }
+        cachedDone.forEach(e -> emitClosed(e.getValue().change(), endMs, now));
         for (Map.Entry<Bytes, Cached> e : done) {
-            pending.delete(e.getKey());
+            if (!keepUntilCommitted) {
+                pending.delete(e.getKey());
+            }
             cachedBytes -= e.getValue().bytes();
         }
         done.forEach(e -> open.remove(e.getKey()));
+        if (keepUntilCommitted && emitted) {
+            keep(maxStart);
+        }
+    }
+
+    /** The first store key after the kept windows: null when none is kept. */
+    private Bytes afterKept() {
+        return keptThrough == Long.MIN_VALUE
+                ? null
+                : Bytes.wrap(PendingCodec.lowerBound(keptThrough + 1));
+    }
+
+    /**
+     * Keeps the state of every window starting at or before {@code maxStart}, just emitted, until
+     * the input is committed past the change being processed.
+     */
+    private void keep(long maxStart) {
+        keptThrough = Math.max(keptThrough, maxStart);
+        progress.put(KEPT_THROUGH_KEY, keptThrough);
+        kept.addLast(
+                new long[] {
+                    context.recordMetadata().map(RecordMetadata::offset).orElseThrow(), keptThrough
+                });
+    }
+
+    /** Deletes the kept state of every close whose output Streams has committed. */
+    private void forgetCommitted() {
+        if (kept.isEmpty() || input == null) {
+            return;
+        }
+        long committed = CommittedInput.of(input);
+        long through = Long.MIN_VALUE;
+        while (!kept.isEmpty() && kept.peekFirst()[0] < committed) {
+            through = kept.pollFirst()[1];
+        }
+        if (through != Long.MIN_VALUE) {
+            Bytes to = Bytes.wrap(PendingCodec.lowerBound(through + 1));
+            forEachBetween(pending, null, to, kv -> pending.delete(kv.key));
+            forEachBetween(overflow, null, to, kv -> overflow.delete(kv.key));
+        }
+    }
+
+    /**
+     * A task restored with closed windows' state cannot tell whether their output reached Kafka: it
+     * emits them again (the warehouse ignores a change it has applied), and keeps them until that
+     * is committed.
+     */
+    private void emitKeptAgain() {
+        emitKeptAgain = false;
+        Bytes to = afterKept();
+        long now = System.currentTimeMillis();
+        long[] count = {0};
+        Consumer<KeyValue<Bytes, byte[]>> again =
+                kv -> {
+                    emitClosed(PendingCodec.decode(kv.value, this::schema), Long.MIN_VALUE, now);
+                    count[0]++;
+                };
+        forEachBetween(pending, null, to, again);
+        forEachBetween(overflow, null, to, again);
+        if (count[0] > 0) {
+            keep(keptThrough);
+            markerDue = true;
+            LOG.info(
+                    "Task {} emitted again the net changes of {} keys of windows closed before it"
+                            + " was restored, whose output may not have reached Kafka",
+                    task,
+                    count[0]);
+        }
+    }
+
+    /**
+     * Calls {@code action} on every entry of {@code store} from {@code from} (null: the first) to
+     * below {@code to}, in key order, read in chunks so that the action may delete them.
+     */
+    private static void forEachBetween(
+            KeyValueStore<Bytes, byte[]> store,
+            Bytes from,
+            Bytes to,
+            Consumer<KeyValue<Bytes, byte[]>> action) {
+        List<KeyValue<Bytes, byte[]>> chunk = new ArrayList<>(OVERFLOW_CHUNK);
+        do {
+            chunk.clear();
+            try (KeyValueIterator<Bytes, byte[]> it = store.range(from, to)) {
+                while (chunk.size() < OVERFLOW_CHUNK && it.hasNext()) {
+                    chunk.add(it.next());
+                }
+            }
+            chunk.forEach(action);
+            if (!chunk.isEmpty()) {
+                // the smallest key after the last one read
+                byte[] last = chunk.get(chunk.size() - 1).key.get();
+                from = Bytes.wrap(Arrays.copyOf(last, last.length + 1));
+            }
+        } while (chunk.size() == OVERFLOW_CHUNK);
     }
 
     /**

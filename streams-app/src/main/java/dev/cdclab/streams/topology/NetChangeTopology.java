@@ -35,7 +35,12 @@ import org.apache.kafka.streams.state.Stores;
  * heartbeat events) tell the task when an interval is complete.
  */
 public final class NetChangeTopology {
-    static final String PENDING_STORE = "net-change-pending";
+    /**
+     * The store of the open windows' state (its changelog is {@code
+     * <application.id>-net-change-pending-changelog}).
+     */
+    public static final String PENDING_STORE = "net-change-pending";
+
     static final String OVERFLOW_STORE = "net-change-overflow";
     static final String PROGRESS_STORE = "net-change-progress";
     static final String SCHEMA_STORE = "net-change-schemas";
@@ -88,7 +93,9 @@ public final class NetChangeTopology {
                                 tasks,
                                 new DebeziumEventReader(placeholder, generatorColumn),
                                 config.get(NetChangeConfig.STATE_HEAP_BYTES),
-                                stats),
+                                stats,
+                                config.get(NetChangeConfig.GUARANTEE)
+                                        == NetChangeConfig.Guarantee.AT_LEAST_ONCE),
                 "change-events");
         KeyValueBytesStoreSupplier pendingSupplier =
                 config.get(NetChangeConfig.STATE_STORE) == StateStoreType.ROCKSDB
@@ -177,6 +184,20 @@ public final class NetChangeTopology {
         GroupMembership.consumerSettings(config.get(NetChangeConfig.SESSION_TIMEOUT))
                 .forEach((k, v) -> p.put(StreamsConfig.mainConsumerPrefix(k), v));
         config.kafkaOverrides().forEach(p::put);
+        if (config.get(NetChangeConfig.GUARANTEE) == NetChangeConfig.Guarantee.AT_LEAST_ONCE) {
+            // tells the fold when a closed window's output is committed (its state goes then)
+            String key =
+                    StreamsConfig.mainConsumerPrefix(ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG);
+            Object given = p.get(key);
+            if (given == null) {
+                given =
+                        p.get(
+                                StreamsConfig.consumerPrefix(
+                                        ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG));
+            }
+            String ours = CommittedInput.class.getName();
+            p.put(key, given == null || given.toString().isBlank() ? ours : given + "," + ours);
+        }
         return p;
     }
 
