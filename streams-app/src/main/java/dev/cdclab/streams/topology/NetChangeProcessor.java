@@ -322,15 +322,13 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
             deadLetter(record, e.getMessage());
             return;
         }
-        if (keepUntilCommitted) {
-            if (input == null) {
-                context.recordMetadata()
-                        .ifPresent(md -> input = new TopicPartition(md.topic(), md.partition()));
-            }
-            forgetCommitted();
-            if (emitKeptAgain) {
-                emitKeptAgain();
-            }
+        if (input == null) {
+            context.recordMetadata()
+                    .ifPresent(md -> input = new TopicPartition(md.topic(), md.partition()));
+        }
+        forgetCommitted();
+        if (emitKeptAgain) {
+            emitKeptAgain();
         }
         if (ev == null) {
             return;
@@ -764,16 +762,22 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
             through = kept.pollFirst()[1];
         }
         if (through != Long.MIN_VALUE) {
-            Bytes to = Bytes.wrap(PendingCodec.lowerBound(through + 1));
-            forEachBetween(pending, null, to, kv -> pending.delete(kv.key));
-            forEachBetween(overflow, null, to, kv -> overflow.delete(kv.key));
+            deleteThrough(through);
         }
+    }
+
+    /** Deletes the state of every window starting at or before {@code through}. */
+    private void deleteThrough(long through) {
+        Bytes to = Bytes.wrap(PendingCodec.lowerBound(through + 1));
+        forEachBetween(pending, null, to, kv -> pending.delete(kv.key));
+        forEachBetween(overflow, null, to, kv -> overflow.delete(kv.key));
     }
 
     /**
      * A task restored with closed windows' state cannot tell whether their output reached Kafka: it
      * emits them again (the warehouse ignores a change it has applied), and keeps them until that
-     * is committed.
+     * is committed; under exactly_once_v2 (after a run under at_least_once) it forgets them in the
+     * transaction that emits them.
      */
     private void emitKeptAgain() {
         emitKeptAgain = false;
@@ -788,7 +792,11 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         forEachBetween(pending, null, to, again);
         forEachBetween(overflow, null, to, again);
         if (count[0] > 0) {
-            keep(keptThrough);
+            if (keepUntilCommitted) {
+                keep(keptThrough);
+            } else {
+                deleteThrough(keptThrough);
+            }
             markerDue = true;
             LOG.info(
                     "Task {} emitted again the net changes of {} keys of windows closed before it"
