@@ -206,7 +206,9 @@ class ContainersInfraIT {
         docker.killContainerCmd(node2).exec();
 
         Result r = run.get(5, TimeUnit.MINUTES);
-        assertThat(r.code()).as(r.out() + r.err()).isZero();
+        assertThat(r.code())
+                .as(() -> r.out() + r.err() + "\nlog, last lines:\n" + TestHelper.tail(log, 60))
+                .isZero();
         JsonNode report = new ObjectMapper().readTree(json.toFile());
         assertThat(report.path("verified").asBoolean()).isTrue();
         assertThat(report.path("captured_changes").asLong())

@@ -155,4 +155,14 @@ final class TestHelper {
         }
         return out;
     }
+
+    /** The last {@code lines} lines of a log, or why it cannot be read: for failure messages. */
+    static String tail(Path log, int lines) {
+        try {
+            List<String> all = Files.readAllLines(log);
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException | RuntimeException e) {
+            return "(" + log + " unreadable: " + e + ")";
+        }
+    }
 }

@@ -451,11 +451,19 @@ final class ContainerInfrastructure implements Infrastructure {
 
     @Override
     public void checkHealthy() {
-        if (!sourceContainer.isRunning()) {
-            throw new IllegalStateException("the source container has stopped");
-        }
-        if (kafkaContainer != null && !kafkaContainer.isRunning()) {
-            throw new IllegalStateException("the Kafka container has stopped");
+        ContainerLiveness.stopped(sourceContainer)
+                .ifPresent(
+                        how -> {
+                            throw new IllegalStateException(
+                                    "the source container has stopped (" + how + ")");
+                        });
+        if (kafkaContainer != null) {
+            ContainerLiveness.stopped(kafkaContainer)
+                    .ifPresent(
+                            how -> {
+                                throw new IllegalStateException(
+                                        "the Kafka container has stopped (" + how + ")");
+                            });
         }
         String cluster = kafkaCluster == null ? null : kafkaCluster.whyUnhealthy();
         if (cluster != null) {

@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.StringJoiner;
 import java.util.concurrent.CompletionException;
-import java.util.stream.Collectors;
 import org.apache.kafka.common.Uuid;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.Network;
@@ -173,17 +172,17 @@ final class KafkaContainerCluster implements AutoCloseable {
 
     /** Null while a majority of the nodes runs; else which ones stopped. */
     String whyUnhealthy() {
-        List<Integer> stopped = new ArrayList<>();
+        List<String> stopped = new ArrayList<>();
         for (int i = 0; i < nodes.size(); i++) {
-            if (!nodes.get(i).isRunning()) {
-                stopped.add(i + 1);
-            }
+            int node = i + 1;
+            ContainerLiveness.stopped(nodes.get(i))
+                    .ifPresent(how -> stopped.add(node + " (" + how + ")"));
         }
         if (stopped.size() * 2 < nodes.size()) {
             return null;
         }
         return "Kafka containers of nodes "
-                + stopped.stream().map(String::valueOf).collect(Collectors.joining(", "))
+                + String.join(", ", stopped)
                 + " have stopped: no majority of "
                 + nodes.size()
                 + " is left";
