@@ -33,11 +33,12 @@ import org.slf4j.LoggerFactory;
  * A stage in a JVM of its own, on this JVM's class path: started, stopped (SIGTERM, its shutdown
  * hooks run) or killed ({@code kill -9}: nothing runs), and started again with the same command.
  *
- * <p>JVMs with the same command share a class-data archive (HotSpot's dynamic AppCDS) under the
- * temporary directory: the first one that ends normally archives the classes it loaded, and the
- * later ones map them instead of loading and verifying them again, so a stage restarted after a
- * kill is up sooner (on two idle cores a Streams instance was running 1.4-1.6 s after its start
- * instead of 2.2-2.4 s).
+ * <p>JVMs of one role (the same command, and the name without its instance number) share a
+ * class-data archive (HotSpot's dynamic AppCDS) under the temporary directory, when their class
+ * path is all jars: the first one that ends normally archives the classes it loaded, and the later
+ * ones map them instead of loading and verifying them again, so a stage restarted after a kill is
+ * up sooner (on two idle cores a Streams instance was running 1.4-1.6 s after its start instead of
+ * 2.2-2.4 s).
  */
 public final class ChildJvm implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ChildJvm.class);
@@ -112,11 +113,6 @@ public final class ChildJvm implements AutoCloseable {
     }
 
     /**
-     * Where the archive of this command (java, its options, class path and main class) and role
-     * (the name without an instance number: {@code sink} for {@code sink-2}) goes: named by a hash
-     * of them and of every class-path entry's size and time, so a rebuilt jar makes a new one.
-     */
-    /**
      * HotSpot archives classes only from jars: a JVM asked to archive with a directory that holds
      * classes on its class path (a build's {@code target/classes}, or a test runner's manifest jar
      * naming one) does not start. The launcher's class path is all jars.
@@ -143,6 +139,11 @@ public final class ChildJvm implements AutoCloseable {
         return true;
     }
 
+    /**
+     * Where the archive of this command (java, its options, class path and main class) and role
+     * (the name without an instance number: {@code sink} for {@code sink-2}) goes: named by a hash
+     * of them and of every class-path entry's size and time, so a rebuilt jar makes a new one.
+     */
     private static Path classDataArchive(List<String> command, String classPath, String role) {
         StringBuilder key = new StringBuilder(String.join(" ", command)).append(' ').append(role);
         key.append(' ').append(System.getProperty("java.vm.version"));
