@@ -451,19 +451,9 @@ final class ContainerInfrastructure implements Infrastructure {
 
     @Override
     public void checkHealthy() {
-        ContainerLiveness.stopped(sourceContainer)
-                .ifPresent(
-                        how -> {
-                            throw new IllegalStateException(
-                                    "the source container has stopped (" + how + ")");
-                        });
+        ContainerLiveness.requireRunning(sourceContainer, "the source container");
         if (kafkaContainer != null) {
-            ContainerLiveness.stopped(kafkaContainer)
-                    .ifPresent(
-                            how -> {
-                                throw new IllegalStateException(
-                                        "the Kafka container has stopped (" + how + ")");
-                            });
+            ContainerLiveness.requireRunning(kafkaContainer, "the Kafka container");
         }
         String cluster = kafkaCluster == null ? null : kafkaCluster.whyUnhealthy();
         if (cluster != null) {

@@ -43,4 +43,16 @@ final class ContainerLiveness {
                         + state.getExitCodeLong()
                         + (Boolean.TRUE.equals(state.getOOMKilled()) ? ", out of memory" : ""));
     }
+
+    /**
+     * @throws IllegalStateException saying that {@code what} has stopped, and how, when Docker says
+     *     so
+     */
+    static void requireRunning(ContainerState container, String what) {
+        stopped(container)
+                .ifPresent(
+                        how -> {
+                            throw new IllegalStateException(what + " has stopped (" + how + ")");
+                        });
+    }
 }
