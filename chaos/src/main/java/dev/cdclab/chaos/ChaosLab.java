@@ -57,6 +57,7 @@ public final class ChaosLab implements AutoCloseable {
     static final String ITEMS = "chaos_items";
 
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
+    private static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(180);
 
     private final Path work;
     private final String stageMain;
@@ -67,6 +68,7 @@ public final class ChaosLab implements AutoCloseable {
     private final AtomicLong tornReads = new AtomicLong();
     private final AtomicLong consistentReads = new AtomicLong();
     private final AtomicLong markers = new AtomicLong();
+    private final List<Long> recoveries = new CopyOnWriteArrayList<>();
     private volatile boolean watching = true;
     private WarehouseServer warehouse;
     private Pipeline pipeline;
@@ -379,11 +381,30 @@ public final class ChaosLab implements AutoCloseable {
     // ---- measuring ---------------------------------------------------------------------------
 
     /**
+     * Waits until the pipeline has recovered from the faults injected so far: a marker row
+     * committed now reaches the warehouse. A scenario calls it between rounds of faults, so that
+     * each round's recovery is its own; the runner calls it after the last.
+     *
+     * @return how long that took, ms
+     */
+    long awaitRecovery() {
+        long ms = awaitMarker(RECOVERY_TIMEOUT);
+        recoveries.add(ms);
+        LOG.info("recovered after {} fault(s) in {} ms", faults, ms);
+        return ms;
+    }
+
+    /** The longest of the recoveries measured, ms; -1 if none was. */
+    long slowestRecovery() {
+        return recoveries.stream().mapToLong(Long::longValue).max().orElse(-1);
+    }
+
+    /**
      * Commits a marker row at the source and waits until the warehouse has it.
      *
      * @return how long that took, ms
      */
-    long awaitMarker(Duration timeout) {
+    private long awaitMarker(Duration timeout) {
         long id = markers.incrementAndGet();
         // rows with keys on every partition: the marker arrives only when every partition flows
         int rows = 8 * options.partitions();

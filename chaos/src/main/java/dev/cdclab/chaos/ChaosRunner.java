@@ -11,7 +11,6 @@ import org.slf4j.LoggerFactory;
 /** Runs one scenario on a pipeline of its own and judges it. */
 public final class ChaosRunner {
     private static final Logger LOG = LoggerFactory.getLogger(ChaosRunner.class);
-    private static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(180);
     private static final Duration QUIET_TIMEOUT = Duration.ofSeconds(120);
     private static final Duration LOUD_TIMEOUT = Duration.ofSeconds(90);
 
@@ -36,7 +35,8 @@ public final class ChaosRunner {
             if (scenario.expect() == Scenario.Expect.STOPS_LOUDLY) {
                 return judgeLoud(scenario, lab, note);
             }
-            long recovery = lab.awaitMarker(RECOVERY_TIMEOUT);
+            lab.awaitRecovery();
+            long recovery = lab.slowestRecovery();
             long lost = lab.quietAndCount(QUIET_TIMEOUT);
             VerificationResult v = lab.verify();
             long dups = lab.duplicatesDelivered();

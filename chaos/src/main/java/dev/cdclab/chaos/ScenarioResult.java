@@ -17,8 +17,9 @@ import java.util.Map;
  * @param tornReads reads of the warehouse (REPEATABLE READ, continuously) that showed part of a
  *     source transaction: the accounts' count or total other than every transaction keeps
  * @param consistentReads reads of the warehouse that showed whole transactions only
- * @param recoveryMs from the last fault to a row written then being in the warehouse; -1 if not
- *     measured
+ * @param recoveryMs the slowest recovery: from the end of the faults (of a round, when the scenario
+ *     waits for the pipeline between rounds) to a row written then being in the warehouse; -1 if
+ *     not measured
  * @param verified every captured table equals the source (count, checksum, differing keys)
  * @param stoppedWith what the pipeline said when it stopped, or null
  * @param passed whether what had to hold held

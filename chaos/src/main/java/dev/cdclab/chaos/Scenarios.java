@@ -107,8 +107,8 @@ public final class Scenarios {
         add(
                 "scale-out-restart",
                 "two Streams processes and two sinks share 4 partitions; one Streams process and"
-                        + " the committing sink killed -9 and restarted, twice: no read shows part"
-                        + " of a transaction",
+                        + " the committing sink killed -9 and restarted, then, once the pipeline has"
+                        + " recovered, the other two: no read shows part of a transaction",
                 DEFAULTS.scaledOut(2, 4),
                 Expect.NO_LOSS,
                 Scenarios::scaleOutRestart);
@@ -428,6 +428,11 @@ public final class Scenarios {
             sleep(1000);
             lab.streamsProcess(i).start();
             lab.sinkProcess(i).start();
+            if (i == 0) {
+                // each round's recovery on its own: a second kill while the first restart is
+                // still starting would take down both instances of a stage at once
+                lab.awaitRecovery();
+            }
         }
     }
 

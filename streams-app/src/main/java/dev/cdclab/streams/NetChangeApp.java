@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -64,8 +65,19 @@ public final class NetChangeApp implements AutoCloseable {
                 "Streams state under {}, group member {}",
                 slot.path(),
                 props.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG));
-        checkTopics(timeout, config.get(NetChangeConfig.CREATE_TOPICS));
+        // the topic check waits on the brokers and building KafkaStreams on the CPU: a restarted
+        // instance is back sooner with the two side by side
+        FutureTask<Void> check =
+                new FutureTask<>(
+                        () -> {
+                            checkTopics(timeout, config.get(NetChangeConfig.CREATE_TOPICS));
+                            return null;
+                        });
+        Thread checker = new Thread(check, "net-change-topic-check");
+        checker.setDaemon(true);
+        checker.start();
         streams = new KafkaStreams(NetChangeTopology.buildTopology(config, stats), props);
+        awaitTopicCheck(check);
         streams.setUncaughtExceptionHandler(
                 e -> {
                     LOG.error("Net-change Streams app failed", e);
@@ -91,6 +103,23 @@ public final class NetChangeApp implements AutoCloseable {
             poll.pause();
         }
         LOG.info("Net-change app {} running", config.get(NetChangeConfig.APPLICATION_ID));
+    }
+
+    /** Waits for the topic check; when it failed, releases the unstarted Streams instance. */
+    private void awaitTopicCheck(FutureTask<Void> check) {
+        try {
+            check.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            streams.close();
+            throw new IllegalStateException("interrupted while checking topics", e);
+        } catch (ExecutionException e) {
+            streams.close();
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException(describe(e.getCause()), e.getCause());
+        }
     }
 
     /**
@@ -121,11 +150,10 @@ public final class NetChangeApp implements AutoCloseable {
             wanted.add(new NewTopic(config.deadLetterTopic(), Optional.of(1), replication));
         }
         try (Admin admin = Admin.create(adminProps)) {
+            var created = admin.createTopics(wanted).values();
             for (NewTopic t : wanted) {
                 try {
-                    admin.createTopics(List.of(t))
-                            .all()
-                            .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                    created.get(t.name()).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
                     LOG.info("Created topic {}", t.name());
                 } catch (ExecutionException e) {
                     if (!(e.getCause() instanceof TopicExistsException)) {
