@@ -18,8 +18,11 @@ public final class GroupMembership {
                     .description(
                             "How long the consumer group waits for a member that stopped"
                                     + " heartbeating (a killed process) before it hands that"
-                                    + " member's partitions to the others; heartbeats go every"
-                                    + " third of it. An instance restarted on the same machine"
+                                    + " member's partitions to the others. Heartbeats go every"
+                                    + " 500 ms (a third of it, if shorter): a member learns of a"
+                                    + " rebalance from its next heartbeat, and a restarted"
+                                    + " instance rejoining starts one. An instance restarted on"
+                                    + " the same machine"
                                     + " takes its partitions back at once (static membership)."
                                     + " Brokers admit 6s to 30min by default"
                                     + " (group.min/max.session.timeout.ms).")
@@ -30,6 +33,16 @@ public final class GroupMembership {
     /** Kafka consumer settings for {@code sessionTimeout}: the timeout and its heartbeat. */
     public static Map<String, Object> consumerSettings(Duration sessionTimeout) {
         int ms = (int) sessionTimeout.toMillis();
-        return Map.of("session.timeout.ms", ms, "heartbeat.interval.ms", Math.max(1, ms / 3));
+        return Map.of(
+                "session.timeout.ms",
+                ms,
+                "heartbeat.interval.ms",
+                Math.max(1, Math.min(ms / 3, MAX_HEARTBEAT_MS)));
     }
+
+    /**
+     * The longest heartbeat interval: the other members of a group wait up to one before they
+     * rejoin a rebalance, which a restarted instance starts when it takes its slot back.
+     */
+    private static final int MAX_HEARTBEAT_MS = 500;
 }
