@@ -384,14 +384,11 @@ public final class ChaosLab implements AutoCloseable {
      * Waits until the pipeline has recovered from the faults injected so far: a marker row
      * committed now reaches the warehouse. A scenario calls it between rounds of faults, so that
      * each round's recovery is its own; the runner calls it after the last.
-     *
-     * @return how long that took, ms
      */
-    long awaitRecovery() {
+    void awaitRecovery() {
         long ms = awaitMarker(RECOVERY_TIMEOUT);
         recoveries.add(ms);
         LOG.info("recovered after {} fault(s) in {} ms", faults, ms);
-        return ms;
     }
 
     /** The longest of the recoveries measured, ms; -1 if none was. */

@@ -28,6 +28,12 @@ public final class GroupMembership {
                                     + " (group.min/max.session.timeout.ms).")
                     .build();
 
+    /**
+     * The longest heartbeat interval: the other members of a group wait up to one before they
+     * rejoin a rebalance, which a restarted instance starts when it takes its slot back.
+     */
+    private static final int MAX_HEARTBEAT_MS = 500;
+
     private GroupMembership() {}
 
     /** Kafka consumer settings for {@code sessionTimeout}: the timeout and its heartbeat. */
@@ -39,10 +45,4 @@ public final class GroupMembership {
                 "heartbeat.interval.ms",
                 Math.max(1, Math.min(ms / 3, MAX_HEARTBEAT_MS)));
     }
-
-    /**
-     * The longest heartbeat interval: the other members of a group wait up to one before they
-     * rejoin a rebalance, which a restarted instance starts when it takes its slot back.
-     */
-    private static final int MAX_HEARTBEAT_MS = 500;
 }

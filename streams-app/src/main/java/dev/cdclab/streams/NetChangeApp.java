@@ -76,7 +76,12 @@ public final class NetChangeApp implements AutoCloseable {
         Thread checker = new Thread(check, "net-change-topic-check");
         checker.setDaemon(true);
         checker.start();
-        streams = new KafkaStreams(NetChangeTopology.buildTopology(config, stats), props);
+        try {
+            streams = new KafkaStreams(NetChangeTopology.buildTopology(config, stats), props);
+        } catch (RuntimeException e) {
+            check.cancel(true);
+            throw e;
+        }
         awaitTopicCheck(check);
         streams.setUncaughtExceptionHandler(
                 e -> {
