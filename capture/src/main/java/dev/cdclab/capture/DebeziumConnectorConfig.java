@@ -142,7 +142,7 @@ public final class DebeziumConnectorConfig {
             m.put("transforms.unwrap.type", "io.debezium.transforms.ExtractNewRecordState");
             m.put(
                     "transforms.unwrap.add.fields",
-                    "op,ts_ms,source.ts_ms,schema,table," + positionFields);
+                    "op,ts_ms,source.ts_ms,schema,table,snapshot," + positionFields);
             // deletes stay records (with __deleted), no tombstones
             m.put("transforms.unwrap.delete.tombstone.handling.mode", "rewrite");
             // ExtractNewRecordState drops TRUNCATE events and the old image; truncates and the

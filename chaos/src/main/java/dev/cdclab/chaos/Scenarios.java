@@ -560,10 +560,9 @@ public final class Scenarios {
     // ---- helpers -----------------------------------------------------------------------------
 
     /**
-     * Waits for the connector's first offset commit. Killed before it, the connector starts over
-     * with a new snapshot, which carries no deletes: a row deleted at the source while it was down
-     * stays in the warehouse (a limit of the pipeline, in docs/limits.md, not what these scenarios
-     * test).
+     * Waits for the connector's first offset commit, so that the scenario kills a connector that
+     * resumes from a position. Killed before it, the connector starts over with a new snapshot
+     * ({@code SnapshotAgainIT} tests that; docs/limits.md says what it does not cover).
      */
     private static void awaitCommittedOffsets(ChaosLab lab) {
         Poll poll = Poll.within(Duration.ofSeconds(60)).every(Duration.ofMillis(200));

@@ -44,6 +44,17 @@ public final class SourcePosition {
     }
 
     /**
+     * The position just before every change of the commit {@code position} belongs to, and after
+     * every change of an earlier one: the part before its first {@link #OFFSET_SEPARATOR} (the last
+     * commit before the transaction on PostgreSQL, the commit LSN on SQL Server), then the
+     * separator.
+     */
+    public static String commitStart(String position) {
+        int sep = position.indexOf(OFFSET_SEPARATOR);
+        return (sep < 0 ? position : position.substring(0, sep)) + OFFSET_SEPARATOR;
+    }
+
+    /**
      * The sortable form of a PostgreSQL change's position.
      *
      * @param lastCommit the LSN of the last commit before the change's transaction ({@code

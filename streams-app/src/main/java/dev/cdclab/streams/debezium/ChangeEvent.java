@@ -30,6 +30,7 @@ import java.util.List;
  * @param capturedMs when Debezium built the event (envelope {@code ts_ms})
  * @param kafkaAppendMs Kafka record timestamp
  * @param generatorCommitMicros the load generator's timestamp column, when present
+ * @param snapshotRow where a row a snapshot read stands in its snapshot ({@code source.snapshot})
  */
 public record ChangeEvent(
         String table,
@@ -46,7 +47,36 @@ public record ChangeEvent(
         long commitMs,
         long capturedMs,
         long kafkaAppendMs,
-        Long generatorCommitMicros) {
+        Long generatorCommitMicros,
+        SnapshotRow snapshotRow) {
+
+    /**
+     * Where a row stands in a snapshot that reads tables whole, as Debezium marks it in {@code
+     * source.snapshot}.
+     */
+    public enum SnapshotRow {
+        /** A change, or a row an incremental snapshot read. */
+        NONE,
+        /** The snapshot's first row: its table may have no other. */
+        FIRST,
+        /** A row neither first in the snapshot nor last of its table. */
+        WITHIN,
+        /** The last row of its table (or of the whole snapshot). */
+        LAST_OF_TABLE;
+
+        /** The place {@code source.snapshot} names; {@link #NONE} when null or unknown. */
+        public static SnapshotRow of(String mark) {
+            if (mark == null) {
+                return NONE;
+            }
+            return switch (mark) {
+                case "first" -> FIRST;
+                case "true", "first_in_data_collection" -> WITHIN;
+                case "last", "last_in_data_collection" -> LAST_OF_TABLE;
+                default -> NONE;
+            };
+        }
+    }
 
     /** True when the row exists after this change. */
     public boolean rowExistsAfter() {
@@ -80,7 +110,8 @@ public record ChangeEvent(
                 commitMs,
                 capturedMs,
                 kafkaAppendMs,
-                generatorCommitMicros);
+                generatorCommitMicros,
+                snapshotRow);
     }
 
     /** True for a snapshot read. */

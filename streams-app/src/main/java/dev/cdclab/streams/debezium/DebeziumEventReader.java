@@ -90,6 +90,7 @@ public final class DebeziumEventReader {
         String changeLsn;
         Long eventSerialNo;
         String sequence;
+        String snapshot;
         long capturedMs = Long.MIN_VALUE;
         int afterStart = -1;
         int afterEnd = -1;
@@ -274,7 +275,10 @@ public final class DebeziumEventReader {
                 commitMs,
                 pl.capturedMs == Long.MIN_VALUE ? commitMs : pl.capturedMs,
                 recordTimestamp,
-                pl.op == 'd' ? null : pl.generator);
+                pl.op == 'd' ? null : pl.generator,
+                pl.op == 'r'
+                        ? ChangeEvent.SnapshotRow.of(pl.snapshot)
+                        : ChangeEvent.SnapshotRow.NONE);
     }
 
     /**
@@ -433,6 +437,7 @@ public final class DebeziumEventReader {
             case "change_lsn" -> pl.changeLsn = textOrNull(p, t);
             case "event_serial_no" -> pl.eventSerialNo = numberOrNull(p, t);
             case "sequence" -> pl.sequence = textOrNull(p, t);
+            case "snapshot" -> pl.snapshot = textOrNull(p, t);
             default -> {
                 return false;
             }

@@ -199,6 +199,13 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     /** Per table without a key, the log position of the snapshot whose rows this task passes on. */
     private final Map<String, String> snapshotsStarted = new HashMap<>();
 
+    /**
+     * The first row of a snapshot, when this task read it and its table's reading has not ended
+     * here since: the table may have no other row, and then no row is marked last of it. The next
+     * record of anything else ends it.
+     */
+    private ChangeEvent snapshotFirst;
+
     NetChangeProcessor(
             String heartbeatTable,
             String ddlTable,
@@ -357,6 +364,11 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         if (policy instanceof WindowPolicy.TransactionWindows) {
             holdOrRelease(ev, record);
         }
+        if (snapshotFirst != null
+                && !(ev.table().equals(snapshotFirst.table())
+                        && ev.snapshotRow() != ChangeEvent.SnapshotRow.NONE)) {
+            tableRead(snapshotFirst, record);
+        }
         if (ev.table().equals(heartbeatTable)) {
             stats.countHeartbeat();
             // where a row an incremental snapshot reads next is placed, after a restart too
@@ -373,6 +385,11 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
             passKeyless(ev, record);
         } else {
             fold(ev, record);
+            switch (ev.snapshotRow()) {
+                case FIRST -> snapshotFirst = ev;
+                case LAST_OF_TABLE -> tableRead(ev, record);
+                default -> {}
+            }
         }
         // everything before this event is in windows it may close: they reach this commit time
         long before = newestCommitMs;
@@ -558,6 +575,22 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         emit(NetChangeFolder.keyless(ev, interval, position, System.currentTimeMillis()), record);
     }
 
+    /**
+     * After the last row a snapshot read of a table with a key, a table event just before the
+     * snapshot's position: a row the warehouse holds from before the snapshot that it did not read
+     * again is gone from the source. (A connector stopped before it first committed its offsets
+     * reads every table again, and rows deleted in between would otherwise stay.)
+     */
+    private void tableRead(ChangeEvent last, Record<byte[], byte[]> record) {
+        snapshotFirst = null;
+        forwardTableEvent(
+                TableEvent.Kind.SNAPSHOT,
+                last,
+                SourcePosition.commitStart(last.position()),
+                place(last),
+                record);
+    }
+
     private void forwardTableEvent(
             TableEvent.Kind kind,
             ChangeEvent ev,
@@ -587,22 +620,30 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
      */
     private Interval intervalOf(ChangeEvent ev) {
         Interval interval = policy.assign(ev, openKey);
-        if (policy.isClosed(interval, closedThrough)) {
-            interval = policy.earliestOpen(closedThrough);
-            stats.countLate();
-            long now = System.currentTimeMillis();
-            if (now - lastLateWarning > 10_000) {
-                lastLateWarning = now;
-                LOG.warn(
-                        "Change to {} committed at {} arrived after its interval closed (closed"
-                                + " through {}); folded into the next open interval. Raise"
-                                + " 'grace' if this repeats.",
-                        ev.tableKey(),
-                        ev.commitMs(),
-                        closedThrough);
-            }
+        if (!policy.isClosed(interval, closedThrough)) {
+            return interval;
         }
-        return interval;
+        stats.countLate();
+        long now = System.currentTimeMillis();
+        if (now - lastLateWarning > 10_000) {
+            lastLateWarning = now;
+            LOG.warn(
+                    "Change to {} committed at {} arrived after its interval closed (closed"
+                            + " through {}); folded into the next open interval. Raise"
+                            + " 'grace' if this repeats.",
+                    ev.tableKey(),
+                    ev.commitMs(),
+                    closedThrough);
+        }
+        return policy.earliestOpen(closedThrough);
+    }
+
+    /** As {@link #intervalOf}, for an event placed after a change already counted. */
+    private Interval place(ChangeEvent ev) {
+        Interval interval = policy.assign(ev, openKey);
+        return policy.isClosed(interval, closedThrough)
+                ? policy.earliestOpen(closedThrough)
+                : interval;
     }
 
     private void fold(ChangeEvent ev, Record<byte[], byte[]> record) {

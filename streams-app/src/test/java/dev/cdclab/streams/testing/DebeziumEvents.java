@@ -105,7 +105,7 @@ public final class DebeziumEvents {
             unwrap.configure(
                     Map.of(
                             "add.fields",
-                            "op,ts_ms,source.ts_ms,schema,table,lsn,txId,sequence",
+                            "op,ts_ms,source.ts_ms,schema,table,snapshot,lsn,txId,sequence",
                             "delete.tombstone.handling.mode",
                             "rewrite"));
         } else {
@@ -185,6 +185,16 @@ public final class DebeziumEvents {
 
     public byte[] heartbeatKey(int id) {
         return key("cdc_lab.heartbeat", id);
+    }
+
+    /**
+     * A row of {@code public.items} a snapshot reading tables whole read at {@code lsn}, marked as
+     * Debezium marks it ({@code first}, {@code true}, {@code last_in_data_collection}, ...).
+     */
+    public byte[] snapshotRead(Map<String, Object> after, long lsn, long commitMs, String mark) {
+        Struct v = envelopeValue(ROW, "public", "items", 'r', null, after, lsn, 0, commitMs);
+        v.getStruct("source").put("snapshot", mark);
+        return serialise(envelopeSchema(ROW), v);
     }
 
     /**

@@ -144,6 +144,12 @@ public final class TopologyHarness implements AutoCloseable {
         return l;
     }
 
+    /** A row of {@code public.items} a snapshot read at {@code lsn}, marked {@code mark}. */
+    public void snapshotRead(Map<String, Object> after, long lsn, long commitMs, String mark) {
+        int id = (Integer) after.get("id");
+        send(events.key(id), events.snapshotRead(after, lsn, commitMs, mark), stamp(commitMs));
+    }
+
     /** A row of {@code public.items} an incremental snapshot read (no log position). */
     public void incrementalRead(Map<String, Object> after, long commitMs) {
         send(

@@ -115,6 +115,55 @@ class TableEventsTopologyTest {
 
     @ParameterizedTest(name = "flat={0}")
     @ValueSource(booleans = {false, true})
+    void aSnapshotOfATableWithAKeyEndsWithATableEventJustBeforeItsPosition(boolean flat) {
+        try (TopologyHarness h = harness(flat)) {
+            String before = h.position(1, h.change('c', null, row(9, "before", 1), 1, T0 + 50));
+            long at = h.lsn() + 100;
+            h.snapshotRead(row(1, "a", 1), at, T0 + 100, "first_in_data_collection");
+            h.snapshotRead(row(2, "b", 1), at, T0 + 100, "true");
+            assertThat(h.tableEvents()).as("the table is still being read").isEmpty();
+            h.snapshotRead(row(3, "c", 1), at, T0 + 100, "last_in_data_collection");
+            h.heartbeat(T0 + 1100);
+            TableEvent e = h.tableEvents().get(0);
+            assertThat(h.tableEvents()).hasSize(1);
+            assertThat(e.kind()).isEqualTo(TableEvent.Kind.SNAPSHOT);
+            assertThat(e.table()).isEqualTo("public.items");
+            assertThat(e.position())
+                    .isEqualTo(SourcePosition.commitStart(SourcePosition.postgres(at)))
+                    .as("rows from before the snapshot are older")
+                    .isGreaterThan(before);
+            assertThat(h.changes())
+                    .filteredOn(NetChange::snapshot)
+                    .hasSize(3)
+                    .allMatch(c -> c.position().compareTo(e.position()) > 0);
+        }
+    }
+
+    @ParameterizedTest(name = "flat={0}")
+    @ValueSource(booleans = {false, true})
+    void theSnapshotsFirstRowMayBeAllOfItsTableAndAnythingElseEndsIt(boolean flat) {
+        try (TopologyHarness h = harness(flat)) {
+            h.snapshotRead(row(1, "only", 1), 4000, T0 + 100, "first");
+            assertThat(h.tableEvents()).isEmpty();
+            h.heartbeat(T0 + 200);
+            assertThat(h.tableEvents())
+                    .singleElement()
+                    .satisfies(
+                            e -> {
+                                assertThat(e.kind()).isEqualTo(TableEvent.Kind.SNAPSHOT);
+                                assertThat(e.position())
+                                        .isEqualTo(
+                                                SourcePosition.commitStart(
+                                                        SourcePosition.postgres(4000)));
+                            });
+            h.incrementalRead(row(2, "read on demand", 1), T0 + 300);
+            h.change('u', null, row(1, "changed", 2), 7, T0 + 400);
+            assertThat(h.tableEvents()).as("only a snapshot's end is one").hasSize(1);
+        }
+    }
+
+    @ParameterizedTest(name = "flat={0}")
+    @ValueSource(booleans = {false, true})
     void loggedRenamesAndDropsBecomeTableEventsAndSnapshotReadsOfTheLogDoNot(boolean flat) {
         try (TopologyHarness h = harness(flat)) {
             h.ddl('r', "drop", "public.old", null, 0, T0 + 50);

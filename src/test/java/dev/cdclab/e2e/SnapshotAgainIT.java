@@ -1,0 +1,122 @@
+package dev.cdclab.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cdclab.junit.CdcLabExtension;
+import dev.cdclab.orchestration.verify.VerificationResult;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A connector that starts over without offsets (stopped before it first committed them, or its
+ * offsets reset) reads every table again: rows deleted at the source in between leave the warehouse
+ * too, while a writer goes on changing the table.
+ */
+@Timeout(300)
+class SnapshotAgainIT {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @RegisterExtension
+    static CdcLabExtension lab = CdcLabExtension.embedded().interval(Duration.ofMillis(200)).partitions(3);
+
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @Test
+    void rowsDeletedBeforeANewSnapshotLeaveTheWarehouse() throws Exception {
+        try (Connection c = lab.source().getConnection();
+                Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE accounts (id int PRIMARY KEY, balance int)");
+            s.execute("INSERT INTO accounts SELECT g, 100 FROM generate_series(1, 2000) g");
+            s.execute("CREATE TABLE settings (name text PRIMARY KEY, value text)");
+            s.execute("INSERT INTO settings VALUES ('a', '1'), ('b', '2')");
+        }
+        lab.awaitCaughtUp(Duration.ofSeconds(60));
+
+        String connector = lab.pipeline().names().connectorName();
+        String base = lab.pipeline().infrastructure().connectUrl() + "/connectors/" + connector;
+        call("PUT", base + "/stop");
+        await().atMost(Duration.ofSeconds(60)).until(() -> state(base), "STOPPED"::equals);
+        call("DELETE", base + "/offsets");
+        try (Connection c = lab.source().getConnection();
+                Statement s = c.createStatement()) {
+            s.execute("DELETE FROM accounts WHERE id % 10 = 0");
+            s.execute("UPDATE accounts SET balance = 7 WHERE id % 10 = 1");
+            s.execute("INSERT INTO accounts SELECT g, 5 FROM generate_series(3001, 3050) g");
+            s.execute("DELETE FROM settings WHERE name = 'a'");
+        }
+
+        AtomicBoolean writing = new AtomicBoolean(true);
+        AtomicLong writes = new AtomicLong();
+        Thread writer =
+                new Thread(
+                        () -> {
+                            try (Connection c = lab.source().getConnection();
+                                    Statement s = c.createStatement()) {
+                                int i = 0;
+                                while (writing.get()) {
+                                    int id = 2 + (i++ * 37) % 2000;
+                                    s.execute(
+                                            "UPDATE accounts SET balance = balance + 1 WHERE id = "
+                                                    + id);
+                                    if (i % 20 == 0) {
+                                        s.execute("DELETE FROM accounts WHERE id = " + id);
+                                    }
+                                    writes.incrementAndGet();
+                                    Thread.sleep(2);
+                                }
+                            } catch (Exception e) {
+                                throw new IllegalStateException(e);
+                            }
+                        },
+                        "writer");
+        writer.start();
+        try {
+            call("PUT", base + "/resume");
+            await().atMost(Duration.ofSeconds(60)).until(() -> state(base), "RUNNING"::equals);
+            // the writer goes on through the new snapshot and after it
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> lab.pipeline().streams().stats().snapshotChanges() > 0);
+            long during = writes.get();
+            await().atMost(Duration.ofSeconds(60)).until(() -> writes.get() >= during + 300);
+        } finally {
+            writing.set(false);
+            writer.join();
+        }
+        assertThat(writes.get()).isPositive();
+        lab.awaitCaughtUp(Duration.ofSeconds(90));
+        VerificationResult v = lab.verify();
+        assertThat(v.matches()).as(v.tables().toString()).isTrue();
+    }
+
+    private String state(String base) throws Exception {
+        HttpResponse<String> r =
+                http.send(
+                        HttpRequest.newBuilder(URI.create(base + "/status")).GET().build(),
+                        HttpResponse.BodyHandlers.ofString());
+        JsonNode status = JSON.readTree(r.body());
+        return status.path("connector").path("state").asText();
+    }
+
+    private void call(String method, String url) throws Exception {
+        HttpResponse<String> r =
+                http.send(
+                        HttpRequest.newBuilder(URI.create(url))
+                                .method(method, HttpRequest.BodyPublishers.noBody())
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(method + " " + url + ": " + r.body()).isBetween(200, 299);
+    }
+}
