@@ -169,6 +169,21 @@ class CdcLabCliTest {
     }
 
     @Test
+    @Timeout(120)
+    void anUnreachableKafkaStopsTheStreamsStageWithOneLine() {
+        Result r =
+                run(
+                        "streams",
+                        "--bootstrap-servers",
+                        "127.0.0.1:1",
+                        "-D",
+                        "state.dir=" + dir.resolve("state"));
+        assertThat(r.code()).isEqualTo(CdcLab.FAILED);
+        assertThat(r.err().lines().findFirst().orElseThrow())
+                .startsWith("cdc-lab: error: cannot reach Kafka at 127.0.0.1:1: ");
+    }
+
+    @Test
     void aNearlyFullDiskStopsBeforeAnythingStarts() {
         Result r = run("run", "--min-free-disk", "1000000T", "--work-dir", dir.toString());
         assertThat(r.code()).isEqualTo(CdcLab.FAILED);

@@ -37,6 +37,12 @@ import org.slf4j.LoggerFactory;
 public final class NetChangeApp implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(NetChangeApp.class);
 
+    /**
+     * How long the topic check waits for Kafka to answer. The start may wait longer (for a group to
+     * drop a member it replaces); an address nothing answers at fails within this.
+     */
+    static final Duration KAFKA_REACH_TIMEOUT = Duration.ofSeconds(30);
+
     private final NetChangeConfig config;
     private final NetChangeStats stats = new NetChangeStats();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -70,7 +76,11 @@ public final class NetChangeApp implements AutoCloseable {
         FutureTask<Void> check =
                 new FutureTask<>(
                         () -> {
-                            checkTopics(timeout, config.get(NetChangeConfig.CREATE_TOPICS));
+                            checkTopics(
+                                    timeout.compareTo(KAFKA_REACH_TIMEOUT) < 0
+                                            ? timeout
+                                            : KAFKA_REACH_TIMEOUT,
+                                    config.get(NetChangeConfig.CREATE_TOPICS));
                             return null;
                         });
         Thread checker = new Thread(check, "net-change-topic-check");
@@ -161,6 +171,9 @@ public final class NetChangeApp implements AutoCloseable {
                     created.get(t.name()).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
                     LOG.info("Created topic {}", t.name());
                 } catch (ExecutionException e) {
+                    if (e.getCause() instanceof org.apache.kafka.common.errors.TimeoutException) {
+                        throw e;
+                    }
                     if (!(e.getCause() instanceof TopicExistsException)) {
                         throw new IllegalStateException(
                                 "cannot create topic " + t.name() + ": " + describe(e.getCause()),
@@ -186,7 +199,9 @@ public final class NetChangeApp implements AutoCloseable {
                     "cannot reach Kafka at "
                             + config.get(NetChangeConfig.BOOTSTRAP_SERVERS)
                             + ": "
-                            + describe(e instanceof ExecutionException ? e.getCause() : e),
+                            + (e instanceof ExecutionException
+                                    ? describe(e.getCause())
+                                    : "no answer within " + timeout.toSeconds() + " s"),
                     e);
         }
     }
