@@ -445,7 +445,15 @@ public final class WarehouseWriter implements AutoCloseable {
         long written = 0;
         if (emptyAt != null && !state.staleAfterEmptying(emptyAt)) {
             if (tableExists(table)) {
-                written += dialect.emptyBefore(connection, table, emptyAt);
+                long started = System.nanoTime();
+                long removed = dialect.emptyBefore(connection, table, emptyAt);
+                written += removed;
+                LOG.info(
+                        "Removed {} rows of {} written before {} in {} ms",
+                        removed,
+                        table,
+                        emptyAt,
+                        (System.nanoTime() - started) / 1_000_000);
             }
             state = state.emptied(emptyAt);
             tablesEmptied++;
