@@ -15,8 +15,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -73,39 +71,13 @@ class ResnapshotIT {
         }
         assertThat(lab.verify().matches()).as("drifted").isFalse();
 
-        AtomicBoolean writing = new AtomicBoolean(true);
-        AtomicLong writes = new AtomicLong();
-        Thread writer =
-                new Thread(
-                        () -> {
-                            try (Connection c = lab.source().getConnection();
-                                    Statement s = c.createStatement()) {
-                                int i = 0;
-                                while (writing.get()) {
-                                    int id = 1 + (i++ * 37) % 5000;
-                                    s.execute(
-                                            "UPDATE accounts SET balance = balance + 1 WHERE id = "
-                                                    + id);
-                                    if (i % 50 == 0) {
-                                        s.execute("DELETE FROM accounts WHERE id = " + id);
-                                    }
-                                    writes.incrementAndGet();
-                                    Thread.sleep(2);
-                                }
-                            } catch (Exception e) {
-                                throw new IllegalStateException(e);
-                            }
-                        },
-                        "writer");
-        writer.start();
         long rows;
-        try {
+        long writes;
+        try (AccountsWriter writer = new AccountsWriter(lab.source(), 1, 5000, 50)) {
             rows = lab.resnapshot("public.accounts", Duration.ofMinutes(3));
-        } finally {
-            writing.set(false);
-            writer.join();
+            writes = writer.writes();
         }
-        assertThat(writes.get()).as("the stream went on meanwhile").isPositive();
+        assertThat(writes).as("the stream went on meanwhile").isPositive();
         assertThat(rows).isGreaterThan(4000);
         lab.awaitCaughtUp(Duration.ofSeconds(60));
         VerificationResult v = lab.verify();

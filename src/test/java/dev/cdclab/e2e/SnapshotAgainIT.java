@@ -14,8 +14,6 @@ import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -30,7 +28,8 @@ class SnapshotAgainIT {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @RegisterExtension
-    static CdcLabExtension lab = CdcLabExtension.embedded().interval(Duration.ofMillis(200)).partitions(3);
+    static CdcLabExtension lab =
+            CdcLabExtension.embedded().interval(Duration.ofMillis(200)).partitions(3);
 
     private final HttpClient http = HttpClient.newHttpClient();
 
@@ -58,44 +57,15 @@ class SnapshotAgainIT {
             s.execute("DELETE FROM settings WHERE name = 'a'");
         }
 
-        AtomicBoolean writing = new AtomicBoolean(true);
-        AtomicLong writes = new AtomicLong();
-        Thread writer =
-                new Thread(
-                        () -> {
-                            try (Connection c = lab.source().getConnection();
-                                    Statement s = c.createStatement()) {
-                                int i = 0;
-                                while (writing.get()) {
-                                    int id = 2 + (i++ * 37) % 2000;
-                                    s.execute(
-                                            "UPDATE accounts SET balance = balance + 1 WHERE id = "
-                                                    + id);
-                                    if (i % 20 == 0) {
-                                        s.execute("DELETE FROM accounts WHERE id = " + id);
-                                    }
-                                    writes.incrementAndGet();
-                                    Thread.sleep(2);
-                                }
-                            } catch (Exception e) {
-                                throw new IllegalStateException(e);
-                            }
-                        },
-                        "writer");
-        writer.start();
-        try {
+        try (AccountsWriter writer = new AccountsWriter(lab.source(), 2, 2000, 20)) {
             call("PUT", base + "/resume");
             await().atMost(Duration.ofSeconds(60)).until(() -> state(base), "RUNNING"::equals);
             // the writer goes on through the new snapshot and after it
             await().atMost(Duration.ofSeconds(60))
                     .until(() -> lab.pipeline().streams().stats().snapshotChanges() > 0);
-            long during = writes.get();
-            await().atMost(Duration.ofSeconds(60)).until(() -> writes.get() >= during + 300);
-        } finally {
-            writing.set(false);
-            writer.join();
+            long during = writer.writes();
+            await().atMost(Duration.ofSeconds(60)).until(() -> writer.writes() >= during + 300);
         }
-        assertThat(writes.get()).isPositive();
         lab.awaitCaughtUp(Duration.ofSeconds(90));
         VerificationResult v = lab.verify();
         assertThat(v.matches()).as(v.tables().toString()).isTrue();
