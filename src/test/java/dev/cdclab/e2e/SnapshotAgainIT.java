@@ -3,14 +3,9 @@ package dev.cdclab.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cdclab.capture.ConnectRestClient;
 import dev.cdclab.junit.CdcLabExtension;
 import dev.cdclab.orchestration.verify.VerificationResult;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -25,13 +20,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @Timeout(300)
 class SnapshotAgainIT {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     @RegisterExtension
     static CdcLabExtension lab =
             CdcLabExtension.embedded().interval(Duration.ofMillis(200)).partitions(3);
-
-    private final HttpClient http = HttpClient.newHttpClient();
 
     @Test
     void rowsDeletedBeforeANewSnapshotLeaveTheWarehouse() throws Exception {
@@ -45,10 +36,12 @@ class SnapshotAgainIT {
         lab.awaitCaughtUp(Duration.ofSeconds(60));
 
         String connector = lab.pipeline().names().connectorName();
-        String base = lab.pipeline().infrastructure().connectUrl() + "/connectors/" + connector;
-        call("PUT", base + "/stop");
-        await().atMost(Duration.ofSeconds(60)).until(() -> state(base), "STOPPED"::equals);
-        call("DELETE", base + "/offsets");
+        ConnectRestClient rest =
+                new ConnectRestClient(lab.pipeline().infrastructure().connectUrl());
+        rest.stop(connector);
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> rest.status(connector).connector(), "STOPPED"::equals);
+        rest.resetOffsets(connector);
         try (Connection c = lab.source().getConnection();
                 Statement s = c.createStatement()) {
             s.execute("DELETE FROM accounts WHERE id % 10 = 0");
@@ -58,8 +51,8 @@ class SnapshotAgainIT {
         }
 
         try (AccountsWriter writer = new AccountsWriter(lab.source(), 2, 2000, 20)) {
-            call("PUT", base + "/resume");
-            await().atMost(Duration.ofSeconds(60)).until(() -> state(base), "RUNNING"::equals);
+            rest.resume(connector);
+            rest.awaitRunning(connector, Duration.ofSeconds(60));
             // the writer goes on through the new snapshot and after it
             await().atMost(Duration.ofSeconds(60))
                     .until(() -> lab.pipeline().streams().stats().snapshotChanges() > 0);
@@ -69,24 +62,5 @@ class SnapshotAgainIT {
         lab.awaitCaughtUp(Duration.ofSeconds(90));
         VerificationResult v = lab.verify();
         assertThat(v.matches()).as(v.tables().toString()).isTrue();
-    }
-
-    private String state(String base) throws Exception {
-        HttpResponse<String> r =
-                http.send(
-                        HttpRequest.newBuilder(URI.create(base + "/status")).GET().build(),
-                        HttpResponse.BodyHandlers.ofString());
-        JsonNode status = JSON.readTree(r.body());
-        return status.path("connector").path("state").asText();
-    }
-
-    private void call(String method, String url) throws Exception {
-        HttpResponse<String> r =
-                http.send(
-                        HttpRequest.newBuilder(URI.create(url))
-                                .method(method, HttpRequest.BodyPublishers.noBody())
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).as(method + " " + url + ": " + r.body()).isBetween(200, 299);
     }
 }

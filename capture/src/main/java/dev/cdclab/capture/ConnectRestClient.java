@@ -86,6 +86,27 @@ public final class ConnectRestClient {
         return out;
     }
 
+    /**
+     * Stops the connector and its tasks and keeps its config ({@code PUT /connectors/<name>/stop});
+     * its state becomes {@code STOPPED}.
+     */
+    public void stop(String name) {
+        send("PUT", "/connectors/" + name + "/stop", null, 200, 202, 204);
+    }
+
+    /** Starts a stopped or paused connector again ({@code PUT /connectors/<name>/resume}). */
+    public void resume(String name) {
+        send("PUT", "/connectors/" + name + "/resume", null, 200, 202, 204);
+    }
+
+    /**
+     * Deletes a stopped connector's committed offsets ({@code DELETE /connectors/<name>/offsets}):
+     * it starts again as a new connector would, with a snapshot.
+     */
+    public void resetOffsets(String name) {
+        send("DELETE", "/connectors/" + name + "/offsets", null, 200);
+    }
+
     /** Connector state and task states, e.g. {@code RUNNING}. */
     public record Status(String connector, List<String> tasks, String trace) {
         public boolean running() {

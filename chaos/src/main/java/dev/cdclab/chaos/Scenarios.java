@@ -177,6 +177,14 @@ public final class Scenarios {
                         "INSERT INTO chaos_alter SELECT g, g FROM generate_series(1, 100) g"),
                 Expect.NO_LOSS,
                 Scenarios::addColumnWhileDown);
+        add(
+                "offsets-reset",
+                "the connector stopped and its offsets deleted while the source moves and deletes"
+                        + " rows, then resumed: it reads every table again, and the rows gone from"
+                        + " the source leave the warehouse",
+                DEFAULTS,
+                Expect.NO_LOSS,
+                Scenarios::offsetsReset);
     }
 
     private Scenarios() {}
@@ -557,6 +565,25 @@ public final class Scenarios {
         lab.services().startConnect();
     }
 
+    private static void offsetsReset(ChaosLab lab) throws Exception {
+        awaitCommittedOffsets(lab);
+        ConnectRestClient rest = connectRest(lab);
+        String connector = connectorName(lab);
+        rest.stop(connector);
+        Poll poll = Poll.within(Duration.ofSeconds(60)).every(Duration.ofMillis(100));
+        while (!"STOPPED".equals(rest.status(connector).connector())) {
+            if (poll.expired()) {
+                throw new CheckFailed("connector not stopped within 60 s");
+            }
+            poll.pause();
+        }
+        rest.resetOffsets(connector);
+        lab.fault("connector stopped and its offsets deleted");
+        // the writer moves accounts to new keys meanwhile: the old keys are deleted
+        sleep(2000);
+        rest.resume(connector);
+    }
+
     // ---- helpers -----------------------------------------------------------------------------
 
     /**
@@ -576,17 +603,21 @@ public final class Scenarios {
 
     /** The highest LSN in the connector's committed offsets; -1 before its first commit. */
     private static long committedLsn(ChaosLab lab) {
-        ConnectRestClient rest =
-                new ConnectRestClient(lab.pipeline().infrastructure().connectUrl());
-        String connector =
-                lab.pipeline().captureConfig().get(dev.cdclab.capture.CaptureConfig.CONNECTOR_NAME);
         long lsn = -1;
-        for (var o : rest.offsets(connector)) {
+        for (var o : connectRest(lab).offsets(connectorName(lab))) {
             for (String f : new String[] {"lsn", "lsn_commit", "lsn_proc"}) {
                 lsn = Math.max(lsn, o.path(f).asLong(-1));
             }
         }
         return lsn;
+    }
+
+    private static ConnectRestClient connectRest(ChaosLab lab) {
+        return new ConnectRestClient(lab.pipeline().infrastructure().connectUrl());
+    }
+
+    private static String connectorName(ChaosLab lab) {
+        return lab.pipeline().captureConfig().get(dev.cdclab.capture.CaptureConfig.CONNECTOR_NAME);
     }
 
     private static void awaitExit(dev.cdclab.orchestration.infra.ChildJvm p, Duration timeout) {
