@@ -340,6 +340,11 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
                                 + ") ON COMMIT DELETE ROWS");
                 stages.put(signature, stage);
                 merges.put(signature, MergeSql.merge(t, stage, columns, warehouseOnly, this::cast));
+            } else {
+                // a commit empties the stage in place (ON COMMIT DELETE ROWS), so this scans no
+                // page unless the stage was filled earlier in this transaction; a TRUNCATE would
+                // give the table a new file and a catalog update in every transaction
+                s.execute("DELETE FROM " + stage);
             }
             StringBuilder csv = new StringBuilder(rows.size() * 128);
             for (StagedRow r : rows) {
@@ -365,7 +370,6 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
             if (rows.stream().anyMatch(StagedRow::delete)) {
                 s.executeUpdate(MergeSql.tombstones(t, stage));
             }
-            s.execute("TRUNCATE " + stage);
             return written;
         }
     }
