@@ -168,8 +168,19 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
                                     .map(col -> ", " + quote(col.name()) + " TEXT")
                                     .collect(Collectors.joining())
                             + ") ON COMMIT DELETE ROWS");
-            s.execute("DELETE FROM " + stage);
+            analyzeEmpty(s, stage);
         }
+    }
+
+    /**
+     * Analyzes a stage while it is empty. A table never analyzed is planned as at least ten pages
+     * (about 200 staged rows), which makes a merge of a few rows hash-join a scan of the whole
+     * warehouse table and of its tombstones; once analyzed, the planner sizes the stage by its
+     * pages at each merge, and the commit that empties it keeps those statistics.
+     */
+    private static void analyzeEmpty(Statement s, String stage) throws SQLException {
+        s.execute("DELETE FROM " + stage);
+        s.execute("ANALYZE " + stage);
     }
 
     @Override
@@ -338,6 +349,7 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
                                         .map(col -> quote(col.name()) + " TEXT")
                                         .collect(Collectors.joining(", "))
                                 + ") ON COMMIT DELETE ROWS");
+                analyzeEmpty(s, stage);
                 stages.put(signature, stage);
                 merges.put(signature, MergeSql.merge(t, stage, columns, warehouseOnly, this::cast));
             } else {

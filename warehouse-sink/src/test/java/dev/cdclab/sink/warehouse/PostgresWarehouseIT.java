@@ -89,6 +89,53 @@ class PostgresWarehouseIT extends WarehouseContract {
         }
     }
 
+    /**
+     * A warehouse transaction leaves its table's stage in the same file: the stage is emptied by
+     * the commit, not truncated (which would give it a new file and a catalog update every time).
+     * The stage has statistics, so that a merge of a few rows is not planned as a scan of the whole
+     * table.
+     */
+    @Test
+    void theStageKeepsItsFileAndItsStatisticsFromOneTransactionToTheNext() throws Exception {
+        Target t = freshWarehouse();
+        String table = "public.staged";
+        try (WarehouseWriter writer = new WarehouseWriter(t.url(), t.user(), t.password());
+                Connection c = DriverManager.getConnection(t.url(), t.user(), t.password())) {
+            writer.apply(List.of(NetChanges.upsert(table, 1, "a", null, 10)), 100);
+            long file = stageFile(c);
+            writer.apply(
+                    List.of(
+                            NetChanges.upsert(table, 1, "b", null, 11),
+                            NetChanges.upsert(table, 2, "c", null, 11)),
+                    200);
+            writer.apply(List.of(NetChanges.delete(table, 2, 12)), 300);
+            assertThat(stageFile(c)).isEqualTo(file);
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT id, name FROM " + table)) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getInt(1)).isEqualTo(1);
+                assertThat(rs.getString(2)).isEqualTo("b");
+                assertThat(rs.next()).isFalse();
+            }
+        }
+    }
+
+    /** The file of the one staging table the writer's session has; it must have been analyzed. */
+    private static long stageFile(Connection c) throws Exception {
+        try (Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT relfilenode, reltuples FROM pg_class WHERE relpersistence"
+                                        + " = 't'"
+                                        + " AND relkind = 'r' AND relname LIKE 'cdc\\_stage\\_%'")) {
+            assertThat(rs.next()).as("a staging table").isTrue();
+            long file = rs.getLong(1);
+            assertThat(rs.getDouble(2)).as("tuples the stage's statistics hold").isZero();
+            assertThat(rs.next()).as("one staging table").isFalse();
+            return file;
+        }
+    }
+
     @Override
     protected boolean decimalHoldsNaN() {
         return true;
