@@ -506,7 +506,8 @@ abstract class WarehouseContract {
         assertThat(rowsOf(table, "id, name, note")).containsExactly("1|a2|null", "2|b|note b");
     }
 
-    private Map<Integer, String> namesOf(String t) throws Exception {
+    /** Each row's {@code name} by {@code id}, in table {@code t}. */
+    protected Map<Integer, String> namesOf(String t) throws Exception {
         Map<Integer, String> out = new TreeMap<>();
         try (Connection c = writer.openReader();
                 Statement s = c.createStatement();
