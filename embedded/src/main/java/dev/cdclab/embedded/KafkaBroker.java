@@ -11,17 +11,21 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Exit;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
 import org.apache.kafka.server.common.MetadataVersion;
@@ -64,6 +68,7 @@ public final class KafkaBroker implements AutoCloseable {
     /** The default runner: a {@link KafkaRaftServer} in this JVM. */
     public static final NodeRunner IN_THIS_JVM =
             (id, settings) -> {
+                reportHaltsAndExits();
                 KafkaRaftServer s = new KafkaRaftServer(new KafkaConfig(settings), Time.SYSTEM);
                 s.startup();
                 return new RunningNode() {
@@ -80,6 +85,41 @@ public final class KafkaBroker implements AutoCloseable {
                     }
                 };
             };
+
+    private static final AtomicBoolean REPORTING = new AtomicBoolean();
+
+    /**
+     * Makes a Kafka server in this JVM say why it ends the process: a fatal fault (a failed
+     * metadata load, a raft I/O error) halts the JVM through Kafka's {@link Exit}, which would
+     * otherwise end it without a word, buffered logs lost.
+     */
+    private static void reportHaltsAndExits() {
+        if (!REPORTING.compareAndSet(false, true)) {
+            return;
+        }
+        Exit.setHaltProcedure(
+                (status, message) -> {
+                    report("halts", status, message);
+                    Runtime.getRuntime().halt(status);
+                });
+        Exit.setExitProcedure(
+                (status, message) -> {
+                    report("exits", status, message);
+                    System.exit(status);
+                });
+    }
+
+    private static void report(String what, int status, String message) {
+        String line =
+                "Kafka "
+                        + what
+                        + " the process, status "
+                        + status
+                        + (message == null ? "" : ": " + message);
+        LOG.error(line, new Throwable("where"));
+        System.err.println(line + " (the log has where)");
+        System.err.flush();
+    }
 
     /** One server of the cluster; {@code running} is null while it is stopped. */
     private static final class Node {
@@ -359,9 +399,12 @@ public final class KafkaBroker implements AutoCloseable {
                 deleteRecursively(dir);
                 int[] brokerPorts = new int[nodes];
                 int[] controllerPorts = new int[nodes];
+                Set<Integer> taken = new HashSet<>();
                 for (int i = 0; i < nodes; i++) {
-                    brokerPorts[i] = i == 0 && port != 0 ? port : freePort();
-                    controllerPorts[i] = freePort();
+                    brokerPorts[i] = i == 0 && port != 0 ? port : freePort(taken);
+                    taken.add(brokerPorts[i]);
+                    controllerPorts[i] = freePort(taken);
+                    taken.add(controllerPorts[i]);
                 }
                 try {
                     return startOnce(dir, brokerPorts, controllerPorts);
@@ -505,11 +548,13 @@ public final class KafkaBroker implements AutoCloseable {
             }
         }
 
-        private static int freePort() {
-            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                return s.getLocalPort();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+        /** A free port none of this attempt's nodes was given yet. */
+        private static int freePort(Set<Integer> taken) {
+            while (true) {
+                int p = LoopbackPorts.free();
+                if (!taken.contains(p)) {
+                    return p;
+                }
             }
         }
 

@@ -1,11 +1,9 @@
 package dev.cdclab.orchestration.infra;
 
 import dev.cdclab.embedded.ConnectWorker;
+import dev.cdclab.embedded.LoopbackPorts;
 import dev.cdclab.wait.Poll;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -34,7 +32,7 @@ final class ConnectWorkerProcess implements AutoCloseable {
     }
 
     static ConnectWorkerProcess start(ConnectWorker.Builder worker, Path workDir) {
-        int port = freePort();
+        int port = LoopbackPorts.free();
         Map<String, String> props = new HashMap<>(worker.workerProperties());
         props.put("listeners", "http://127.0.0.1:" + port);
         Path file = workDir.resolve("connect-worker.properties");
@@ -111,14 +109,6 @@ final class ConnectWorkerProcess implements AutoCloseable {
     @Override
     public void close() {
         jvm.stop();
-    }
-
-    private static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     /** Entry point of the worker process: {@code <worker.properties> <log file>}. */

@@ -4,9 +4,7 @@ import com.github.dockerjava.api.model.ExposedPort;
 import com.github.dockerjava.api.model.PortBinding;
 import com.github.dockerjava.api.model.Ports;
 import dev.cdclab.embedded.KafkaBroker;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+import dev.cdclab.embedded.LoopbackPorts;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,7 +59,7 @@ final class KafkaContainerCluster implements AutoCloseable {
         StringJoiner bootstrap = new StringJoiner(",");
         try {
             for (int id = 1; id <= count; id++) {
-                int port = freeLoopbackPort();
+                int port = LoopbackPorts.free();
                 bootstrap.add("127.0.0.1:" + port);
                 GenericContainer<?> node =
                         new GenericContainer<>(
@@ -149,15 +147,6 @@ final class KafkaContainerCluster implements AutoCloseable {
 
     private static String alias(int id) {
         return "kafka-" + id;
-    }
-
-    private static int freeLoopbackPort() {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new InfraUnavailableException(
-                    "no free port on 127.0.0.1 for a Kafka node: " + e.getMessage(), e);
-        }
     }
 
     /** Every node's address on 127.0.0.1. */
