@@ -16,6 +16,7 @@ import dev.cdclab.streams.fold.NetChangeFolder;
 import dev.cdclab.streams.fold.PendingChange;
 import dev.cdclab.streams.fold.PendingCodec;
 import dev.cdclab.streams.fold.WindowPolicy;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -166,6 +167,12 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     /** Where {@link #reading} is kept in the task's schema store. */
     private static final long READING_KEY = -2L;
 
+    /**
+     * Key in {@code schemaStore} of {@link #snapshotFirst}'s record while it is held: the offset
+     * past it may be committed before anything ends it, and a restarted task must still end it.
+     */
+    private static final long SNAPSHOT_FIRST_KEY = -3L;
+
     private static final byte[] NOTHING = new byte[0];
 
     private KeyValueStore<Bytes, byte[]> changedWhileReading;
@@ -202,7 +209,8 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     /**
      * The first row of a snapshot, when this task read it and its table's reading has not ended
      * here since: the table may have no other row, and then no row is marked last of it. The next
-     * record of anything else ends it.
+     * record of anything else ends it. Kept in {@code schemaStore} too, so a restart does not lose
+     * it.
      */
     private ChangeEvent snapshotFirst;
 
@@ -259,6 +267,8 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         this.lastPosition = last == null ? null : new String(last, StandardCharsets.UTF_8);
         byte[] table = schemaStore.get(READING_KEY);
         this.reading = table == null ? null : new String(table, StandardCharsets.UTF_8);
+        byte[] first = schemaStore.get(SNAPSHOT_FIRST_KEY);
+        this.snapshotFirst = first == null ? null : heldFirst(first);
         // init runs again when a task is revived: the store is the truth
         open.clear();
         schemas.clear();
@@ -386,7 +396,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         } else {
             fold(ev, record);
             switch (ev.snapshotRow()) {
-                case FIRST -> snapshotFirst = ev;
+                case FIRST -> holdFirst(ev, record);
                 case LAST_OF_TABLE -> tableRead(ev, record);
                 default -> {}
             }
@@ -582,13 +592,45 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
      * reads every table again, and rows deleted in between would otherwise stay.)
      */
     private void tableRead(ChangeEvent last, Record<byte[], byte[]> record) {
-        snapshotFirst = null;
+        if (snapshotFirst != null) {
+            snapshotFirst = null;
+            schemaStore.delete(SNAPSHOT_FIRST_KEY);
+        }
         forwardTableEvent(
                 TableEvent.Kind.SNAPSHOT,
                 last,
                 SourcePosition.commitStart(last.position()),
                 place(last),
                 record);
+    }
+
+    /** Holds the snapshot's first row, in the store too: its record, read again on a restart. */
+    private void holdFirst(ChangeEvent ev, Record<byte[], byte[]> record) {
+        snapshotFirst = ev;
+        byte[] key = record.key();
+        byte[] value = record.value();
+        int keyLength = key == null ? -1 : key.length;
+        ByteBuffer b = ByteBuffer.allocate(12 + Math.max(keyLength, 0) + value.length);
+        b.putLong(record.timestamp()).putInt(keyLength);
+        if (key != null) {
+            b.put(key);
+        }
+        b.put(value);
+        schemaStore.put(SNAPSHOT_FIRST_KEY, b.array());
+    }
+
+    private ChangeEvent heldFirst(byte[] held) {
+        ByteBuffer b = ByteBuffer.wrap(held);
+        long timestamp = b.getLong();
+        int keyLength = b.getInt();
+        byte[] key = null;
+        if (keyLength >= 0) {
+            key = new byte[keyLength];
+            b.get(key);
+        }
+        byte[] value = new byte[b.remaining()];
+        b.get(value);
+        return reader.read(key, value, timestamp);
     }
 
     private void forwardTableEvent(
