@@ -36,6 +36,9 @@ public final class DebeziumConnectorConfig {
     /** Name of the transform that keys events of tables without a key by their table. */
     static final String KEYLESS_TRANSFORM = "keyless";
 
+    /** Name of the transform that keeps the notifications of tables a snapshot found empty. */
+    static final String EMPTY_SCANS_TRANSFORM = "emptyscans";
+
     private static final Logger LOG = LoggerFactory.getLogger(DebeziumConnectorConfig.class);
 
     private DebeziumConnectorConfig() {}
@@ -45,27 +48,37 @@ public final class DebeziumConnectorConfig {
 
     /**
      * Validates {@code config} on the cluster. A cluster without cdc-lab's {@link
-     * KeepEnvelopePredicate} and {@link KeylessEventKey} (a worker of your own, without cdc-lab's
-     * capture jar on its plugin path) gets the config without them, and a warning says what that
-     * costs: a {@code TRUNCATE} goes unseen, as with stock Debezium, and the updates of a table
-     * without a key lose their old image.
+     * KeepEnvelopePredicate}, {@link KeylessEventKey} and {@link EmptyTableScans} (a worker of your
+     * own, without cdc-lab's capture jar on its plugin path) gets the config without them, and a
+     * warning says what that costs: a {@code TRUNCATE} goes unseen, as with stock Debezium, the
+     * updates of a table without a key lose their old image, and a table a new snapshot finds empty
+     * keeps its rows in the warehouse.
      */
     public static Fitted fitTo(ConnectRestClient rest, String name, Map<String, String> config) {
         List<String> problems = rest.validate(name, config);
-        String predicateKey = "predicates." + ENVELOPE_PREDICATE + ".type";
-        String transformKey = "transforms." + KEYLESS_TRANSFORM + ".type";
-        if (problems.stream()
-                .anyMatch(p -> p.startsWith(predicateKey) || p.startsWith(transformKey))) {
+        List<String> ours =
+                List.of(
+                        "predicates." + ENVELOPE_PREDICATE + ".type",
+                        "transforms." + KEYLESS_TRANSFORM + ".type",
+                        "transforms." + EMPTY_SCANS_TRANSFORM + ".type");
+        if (problems.stream().anyMatch(p -> ours.stream().anyMatch(p::startsWith))) {
             LOG.warn(
-                    "Kafka Connect at {} does not have cdc-lab's {} and {} (put cdc-lab's capture"
-                            + " jar on its plugin.path): a TRUNCATE will not be detected, and"
-                            + " updates of tables without a key cannot be applied",
+                    "Kafka Connect at {} does not have cdc-lab's {}, {} and {} (put cdc-lab's"
+                            + " capture jar on its plugin.path): a TRUNCATE will not be detected,"
+                            + " updates of tables without a key cannot be applied, and a table a"
+                            + " new snapshot finds empty keeps its rows in the warehouse",
                     rest.baseUrl(),
                     KeepEnvelopePredicate.class.getName(),
-                    KeylessEventKey.class.getName());
+                    KeylessEventKey.class.getName(),
+                    EmptyTableScans.class.getName());
+            List<String> transforms = List.of(KEYLESS_TRANSFORM, EMPTY_SCANS_TRANSFORM);
             Map<String, String> without = new LinkedHashMap<>(config);
             without.keySet().removeIf(k -> k.startsWith("predicates"));
-            without.keySet().removeIf(k -> k.startsWith("transforms." + KEYLESS_TRANSFORM + "."));
+            without.keySet()
+                    .removeIf(
+                            k ->
+                                    transforms.stream()
+                                            .anyMatch(t -> k.startsWith("transforms." + t + ".")));
             without.remove("transforms.unwrap.predicate");
             without.remove("transforms.unwrap.negate");
             without.computeIfPresent(
@@ -74,7 +87,7 @@ public final class DebeziumConnectorConfig {
                             String.join(
                                     ",",
                                     java.util.Arrays.stream(v.split(","))
-                                            .filter(t -> !t.equals(KEYLESS_TRANSFORM))
+                                            .filter(t -> !transforms.contains(t))
                                             .toList()));
             return new Fitted(without, rest.validate(name, without));
         }
@@ -138,7 +151,7 @@ public final class DebeziumConnectorConfig {
         // never have to discover topics of tables created later, and partitions stay fixed
         String prefix = c.get(CaptureConfig.TOPIC_PREFIX);
         if (c.get(CaptureConfig.EVENT_FORMAT) == CaptureConfig.EventFormat.FLAT) {
-            m.put("transforms", "unwrap," + KEYLESS_TRANSFORM + ",route");
+            m.put("transforms", EMPTY_SCANS_TRANSFORM + ",unwrap," + KEYLESS_TRANSFORM + ",route");
             m.put("transforms.unwrap.type", "io.debezium.transforms.ExtractNewRecordState");
             m.put(
                     "transforms.unwrap.add.fields",
@@ -155,9 +168,18 @@ public final class DebeziumConnectorConfig {
                     "predicates." + ENVELOPE_PREDICATE + ".type",
                     KeepEnvelopePredicate.class.getName());
         } else {
-            m.put("transforms", KEYLESS_TRANSFORM + ",route");
+            m.put("transforms", EMPTY_SCANS_TRANSFORM + "," + KEYLESS_TRANSFORM + ",route");
         }
         m.put("transforms." + KEYLESS_TRANSFORM + ".type", KeylessEventKey.class.getName());
+        // the connector reports its snapshots' progress on a topic of its own; a snapshot sends
+        // no row for an empty table, and the transform moves the notification saying so into
+        // the change topic, in order with the rows
+        m.put("notification.enabled.channels", "sink");
+        m.put("notification.sink.topic.name", RunNames.notificationTopic(prefix));
+        m.put("transforms." + EMPTY_SCANS_TRANSFORM + ".type", EmptyTableScans.class.getName());
+        m.put(
+                "transforms." + EMPTY_SCANS_TRANSFORM + "." + EmptyTableScans.TOPIC_CONFIG,
+                RunNames.changeTopic(prefix));
         m.put("transforms.route.type", router.className());
         m.put("transforms.route.topic.regex", routeRegex(c, topicNamespace));
         m.put("transforms.route.topic.replacement", RunNames.changeTopic(prefix));

@@ -1,6 +1,7 @@
 package dev.cdclab.capture;
 
 import dev.cdclab.change.Lsn;
+import dev.cdclab.config.RunNames;
 import dev.cdclab.config.SourceKind;
 import dev.cdclab.wait.Poll;
 import java.security.SecureRandom;
@@ -150,12 +151,10 @@ public final class PostgresCapture implements CaptureSource {
         // unchanged are read back too (one primary-key lookup each); the value read is the
         // row's latest, never older than the event, and later events carry their own
         // incremental snapshots of one table on demand (resnapshot), signalled through a table of
-        // the lab schema, their progress reported on a topic outside the router's pattern
+        // the lab schema, their progress reported on the notification topic
         m.put("signal.enabled.channels", "source");
         m.put("signal.data.collection", SIGNAL_TABLE);
         m.put("incremental.snapshot.watermarking.strategy", "insert_delete");
-        m.put("notification.enabled.channels", "sink");
-        m.put("notification.sink.topic.name", notificationTopic(config));
         m.put("post.processors", "reselect");
         m.put(
                 "post.processors.reselect.type",
@@ -495,12 +494,9 @@ public final class PostgresCapture implements CaptureSource {
     /** Debezium's signal table: an insert of an {@code execute-snapshot} row starts one. */
     public static final String SIGNAL_TABLE = CaptureConfig.LAB_SCHEMA + ".debezium_signal";
 
-    /**
-     * Where the connector reports its snapshots' progress: under the run's prefix (removed with its
-     * other topics), outside the router's pattern (no schema part).
-     */
+    /** Where the connector reports its snapshots' progress, under the run's prefix. */
     public static String notificationTopic(CaptureConfig c) {
-        return c.get(CaptureConfig.TOPIC_PREFIX) + ".notifications";
+        return RunNames.notificationTopic(c.get(CaptureConfig.TOPIC_PREFIX));
     }
 
     @Override

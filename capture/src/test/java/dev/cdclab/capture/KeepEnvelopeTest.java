@@ -90,7 +90,7 @@ class KeepEnvelopeTest {
                 DebeziumConnectorConfig.of(CaptureConfig.of(Map.of("source.password", "pw")));
         assertThat(m)
                 .containsEntry("skipped.operations", "none")
-                .containsEntry("transforms", "unwrap,keyless,route")
+                .containsEntry("transforms", "emptyscans,unwrap,keyless,route")
                 .containsEntry("transforms.unwrap.predicate", "envelope")
                 .containsEntry("transforms.unwrap.negate", "true")
                 .containsEntry("predicates.envelope.type", KeepEnvelopePredicate.class.getName())
@@ -131,6 +131,8 @@ class KeepEnvelopeTest {
                             "predicates",
                             "predicates.envelope.type",
                             "transforms.keyless.type",
+                            "transforms.emptyscans.type",
+                            "transforms.emptyscans.topic",
                             "transforms.unwrap.predicate",
                             "transforms.unwrap.negate")
                     .containsEntry("transforms", "unwrap,route")

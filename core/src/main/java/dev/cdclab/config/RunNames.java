@@ -111,6 +111,14 @@ public record RunNames(String family, String runId) {
         return topicPrefix + ".changes";
     }
 
+    /**
+     * Where the connector reports its snapshots' progress (Debezium's notifications), for
+     * Debezium's {@code topicPrefix}: outside the router's pattern (no schema part).
+     */
+    public static String notificationTopic(String topicPrefix) {
+        return topicPrefix + ".notifications";
+    }
+
     /** Where a stage puts the records of {@code inputTopic} it cannot read. */
     public static String deadLetterTopic(String inputTopic) {
         return inputTopic + "-dead-letters";

@@ -62,7 +62,9 @@ public record ChangeEvent(
         /** A row neither first in the snapshot nor last of its table. */
         WITHIN,
         /** The last row of its table (or of the whole snapshot). */
-        LAST_OF_TABLE;
+        LAST_OF_TABLE,
+        /** No row: the snapshot found the table empty (its position is the snapshot's). */
+        EMPTY_TABLE;
 
         /** The place {@code source.snapshot} names; {@link #NONE} when null or unknown. */
         public static SnapshotRow of(String mark) {

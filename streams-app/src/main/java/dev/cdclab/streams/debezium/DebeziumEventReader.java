@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cdclab.change.ChangeKeyFields;
 import dev.cdclab.change.ColumnSpec;
+import dev.cdclab.change.EmptyTableHeaders;
 import dev.cdclab.change.MalformedRecordException;
 import dev.cdclab.change.RowImage;
 import dev.cdclab.change.Schemas;
@@ -25,6 +26,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
 
 /**
  * Reads Debezium change events written by Kafka Connect's {@code JsonConverter} (value schemas
@@ -106,6 +109,66 @@ public final class DebeziumEventReader {
 
     /** Prefix {@code ExtractNewRecordState} gives the fields it adds. */
     public static final String FLAT_PREFIX = "__";
+
+    /**
+     * The record the capture stage writes when a snapshot finds a table empty, as an event at the
+     * snapshot's position marked {@link ChangeEvent.SnapshotRow#EMPTY_TABLE}; null when {@code
+     * headers} do not name such a table.
+     *
+     * @throws MalformedRecordException when they name one without a readable position
+     */
+    public ChangeEvent emptyTable(Headers headers, long recordTimestamp) {
+        String table = header(headers, EmptyTableHeaders.TABLE);
+        if (table == null) {
+            return null;
+        }
+        String[] parts = table.split("\\.");
+        if (parts.length < 2) {
+            throw new MalformedRecordException("empty table '" + table + "' has no schema");
+        }
+        String name = parts[parts.length - 2] + "." + parts[parts.length - 1];
+        String commitLsn = header(headers, EmptyTableHeaders.COMMIT_LSN);
+        String lsn = header(headers, EmptyTableHeaders.LSN);
+        String position;
+        long windowKey;
+        if (commitLsn != null) {
+            position = SourcePosition.sqlServer(commitLsn, null, null);
+            windowKey = SourcePosition.sqlServerCommitOrder(commitLsn);
+        } else if (lsn != null) {
+            try {
+                windowKey = Long.parseLong(lsn);
+            } catch (NumberFormatException e) {
+                throw new MalformedRecordException("empty table's LSN '" + lsn + "' is not one");
+            }
+            position = SourcePosition.postgres(windowKey);
+        } else {
+            throw new MalformedRecordException("empty table '" + table + "' has no position");
+        }
+        return new ChangeEvent(
+                name,
+                mapper.createObjectNode(),
+                'r',
+                null,
+                null,
+                List.of(),
+                null,
+                position,
+                "",
+                0,
+                windowKey,
+                recordTimestamp,
+                recordTimestamp,
+                recordTimestamp,
+                null,
+                ChangeEvent.SnapshotRow.EMPTY_TABLE);
+    }
+
+    private static String header(Headers headers, String name) {
+        Header h = headers.lastHeader(name);
+        return h == null || h.value() == null
+                ? null
+                : new String(h.value(), StandardCharsets.UTF_8);
+    }
 
     /**
      * Reads one change event.

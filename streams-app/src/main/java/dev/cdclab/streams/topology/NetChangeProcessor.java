@@ -334,7 +334,10 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     public void process(Record<byte[], byte[]> record) {
         ChangeEvent ev;
         try {
-            ev = reader.read(record.key(), record.value(), record.timestamp());
+            ev = reader.emptyTable(record.headers(), record.timestamp());
+            if (ev == null) {
+                ev = reader.read(record.key(), record.value(), record.timestamp());
+            }
         } catch (MalformedRecordException e) {
             deadLetter(record, e.getMessage());
             return;
@@ -389,6 +392,8 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         } else if (ev.table().startsWith(labSchema)) {
             // the connector's own bookkeeping (its signal table): moves the watermark only
             stats.countHeartbeat();
+        } else if (ev.snapshotRow() == ChangeEvent.SnapshotRow.EMPTY_TABLE) {
+            tableRead(ev, record);
         } else if (ev.truncate()) {
             truncate(ev, record);
         } else if (ev.keyless()) {
@@ -589,7 +594,8 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
      * After the last row a snapshot read of a table with a key, a table event just before the
      * snapshot's position: a row the warehouse holds from before the snapshot that it did not read
      * again is gone from the source. (A connector stopped before it first committed its offsets
-     * reads every table again, and rows deleted in between would otherwise stay.)
+     * reads every table again, and rows deleted in between would otherwise stay.) A table the
+     * snapshot found empty gets the same event, from the record saying so.
      */
     private void tableRead(ChangeEvent last, Record<byte[], byte[]> record) {
         if (snapshotFirst != null) {

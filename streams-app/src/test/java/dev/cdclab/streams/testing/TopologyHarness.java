@@ -1,5 +1,6 @@
 package dev.cdclab.streams.testing;
 
+import dev.cdclab.change.EmptyTableHeaders;
 import dev.cdclab.change.IntervalMarker;
 import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetChangeCodec;
@@ -8,6 +9,7 @@ import dev.cdclab.change.TableEvent;
 import dev.cdclab.streams.NetChangeConfig;
 import dev.cdclab.streams.topology.NetChangeStats;
 import dev.cdclab.streams.topology.NetChangeTopology;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.TestInputTopic;
@@ -148,6 +151,25 @@ public final class TopologyHarness implements AutoCloseable {
     public void snapshotRead(Map<String, Object> after, long lsn, long commitMs, String mark) {
         int id = (Integer) after.get("id");
         send(events.key(id), events.snapshotRead(after, lsn, commitMs, mark), stamp(commitMs));
+    }
+
+    /**
+     * The record the capture stage writes when the snapshot at {@code lsn} finds {@code table}
+     * ({@code schema.table}) empty: a Debezium notification, marked by headers.
+     */
+    public void emptyTableScanned(String table, long lsn, long commitMs) {
+        RecordHeaders headers = new RecordHeaders();
+        headers.add(EmptyTableHeaders.TABLE, table.getBytes(StandardCharsets.UTF_8));
+        headers.add(EmptyTableHeaders.LSN, Long.toString(lsn).getBytes(StandardCharsets.UTF_8));
+        byte[] key = "{\"id\":\"n1\"}".getBytes(StandardCharsets.UTF_8);
+        byte[] value =
+                ("{\"schema\":{\"type\":\"struct\",\"name\":"
+                                + "\"io.debezium.connector.common.Notification\"},\"payload\":"
+                                + "{\"aggregate_type\":\"Initial Snapshot\","
+                                + "\"type\":\"TABLE_SCAN_COMPLETED\"}}")
+                        .getBytes(StandardCharsets.UTF_8);
+        input.pipeInput(
+                new TestRecord<>(key, value, headers, Instant.ofEpochMilli(stamp(commitMs))));
     }
 
     /** A row of {@code public.items} an incremental snapshot read (no log position). */

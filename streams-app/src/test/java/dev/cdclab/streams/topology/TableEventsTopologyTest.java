@@ -3,6 +3,7 @@ package dev.cdclab.streams.topology;
 import static dev.cdclab.streams.testing.DebeziumEvents.logRow;
 import static dev.cdclab.streams.testing.DebeziumEvents.row;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.cdclab.change.IntervalMarker;
 import dev.cdclab.change.NetChange;
@@ -164,6 +165,26 @@ class TableEventsTopologyTest {
 
     @ParameterizedTest(name = "flat={0}")
     @ValueSource(booleans = {false, true})
+    void aTableTheSnapshotFoundEmptyGetsATableEventJustBeforeItsPosition(boolean flat) {
+        try (TopologyHarness h = harness(flat)) {
+            h.snapshotRead(row(1, "only", 1), 4000, T0 + 100, "first");
+            h.emptyTableScanned("public.notes", 4000, T0 + 150);
+            h.emptyTableScanned("cdc_lab.signal", 4000, T0 + 160);
+            String before = SourcePosition.commitStart(SourcePosition.postgres(4000));
+            assertThat(h.tableEvents())
+                    .as(
+                            "the empty table ends the reading of the one before it, and lab tables"
+                                    + " are not the warehouse's")
+                    .extracting(TableEvent::table, TableEvent::kind, TableEvent::position)
+                    .containsExactly(
+                            tuple("public.items", TableEvent.Kind.SNAPSHOT, before),
+                            tuple("public.notes", TableEvent.Kind.SNAPSHOT, before));
+            assertThat(h.deadLetters()).isEmpty();
+        }
+    }
+
+    @ParameterizedTest(name = "flat={0}")
+    @ValueSource(booleans = {false, true})
     void loggedRenamesAndDropsBecomeTableEventsAndSnapshotReadsOfTheLogDoNot(boolean flat) {
         try (TopologyHarness h = harness(flat)) {
             h.ddl('r', "drop", "public.old", null, 0, T0 + 50);
@@ -173,12 +194,9 @@ class TableEventsTopologyTest {
             assertThat(h.tableEvents())
                     .extracting(TableEvent::kind, TableEvent::table, TableEvent::newName)
                     .containsExactly(
-                            org.assertj.core.groups.Tuple.tuple(
-                                    TableEvent.Kind.RENAME, "public.items", "public.things"),
-                            org.assertj.core.groups.Tuple.tuple(
-                                    TableEvent.Kind.DROP, "public.things", null),
-                            org.assertj.core.groups.Tuple.tuple(
-                                    TableEvent.Kind.SNAPSHOT, "public.other", null));
+                            tuple(TableEvent.Kind.RENAME, "public.items", "public.things"),
+                            tuple(TableEvent.Kind.DROP, "public.things", null),
+                            tuple(TableEvent.Kind.SNAPSHOT, "public.other", null));
             assertThat(h.tableEvents().get(2).position())
                     .as("a table read again: rows before where the reading began are gone")
                     .isEqualTo(SourcePosition.postgres(42));
