@@ -1,6 +1,10 @@
 package dev.cdclab.streams;
 
 import static dev.cdclab.streams.testing.DebeziumEvents.row;
+import static dev.cdclab.streams.testing.KafkaTestClients.committed;
+import static dev.cdclab.streams.testing.KafkaTestClients.consumerFromStart;
+import static dev.cdclab.streams.testing.KafkaTestClients.producer;
+import static dev.cdclab.streams.testing.KafkaTestClients.send;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -23,16 +27,9 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -89,7 +86,8 @@ class ClosedWindowOutageIT {
                 long t0 = (System.currentTimeMillis() / 1000 - 600) * 1000;
                 SimpleMeterRegistry meters = new SimpleMeterRegistry();
                 try (NetChangeApp app = new NetChangeApp(config);
-                        KafkaProducer<byte[], byte[]> producer = producer(kafka)) {
+                        KafkaProducer<byte[], byte[]> producer =
+                                producer(kafka.bootstrapServers())) {
                     app.start(Duration.ofSeconds(60));
                     app.bindTo(meters);
                     send(
@@ -124,7 +122,8 @@ class ClosedWindowOutageIT {
                             events.key(3),
                             events.change('c', null, row(3, "c", 1), 400, 13, t0 + 2500));
                     List<NetChange> out = new ArrayList<>();
-                    try (KafkaConsumer<byte[], byte[]> consumer = consumer(kafka, netChanges)) {
+                    try (KafkaConsumer<byte[], byte[]> consumer =
+                            consumerFromStart(kafka.bootstrapServers(), netChanges)) {
                         await().atMost(Duration.ofSeconds(90))
                                 .until(
                                         () -> {
@@ -144,7 +143,8 @@ class ClosedWindowOutageIT {
                     // the open third window's key is left in the store's changelog
                     String changelog = run + "-" + NetChangeTopology.PENDING_STORE + "-changelog";
                     Map<String, Boolean> live = new HashMap<>();
-                    try (KafkaConsumer<byte[], byte[]> consumer = consumer(kafka, changelog)) {
+                    try (KafkaConsumer<byte[], byte[]> consumer =
+                            consumerFromStart(kafka.bootstrapServers(), changelog)) {
                         await().atMost(Duration.ofSeconds(30))
                                 .until(
                                         () -> {
@@ -178,48 +178,6 @@ class ClosedWindowOutageIT {
             }
         }
         return total;
-    }
-
-    private static long committed(Admin admin, String group, String topic) throws Exception {
-        Map<TopicPartition, OffsetAndMetadata> offsets =
-                admin.listConsumerGroupOffsets(group)
-                        .partitionsToOffsetAndMetadata()
-                        .get(10, TimeUnit.SECONDS);
-        OffsetAndMetadata o = offsets.get(new TopicPartition(topic, 0));
-        return o == null ? -1 : o.offset();
-    }
-
-    private static KafkaProducer<byte[], byte[]> producer(KafkaBroker kafka) {
-        return new KafkaProducer<>(
-                Map.of(
-                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                        kafka.bootstrapServers(),
-                        ProducerConfig.ACKS_CONFIG,
-                        "all"),
-                new ByteArraySerializer(),
-                new ByteArraySerializer());
-    }
-
-    private static void send(
-            KafkaProducer<byte[], byte[]> producer, String topic, byte[] key, byte[] value)
-            throws Exception {
-        producer.send(new ProducerRecord<>(topic, 0, key, value)).get(30, TimeUnit.SECONDS);
-    }
-
-    private static KafkaConsumer<byte[], byte[]> consumer(KafkaBroker kafka, String topic) {
-        KafkaConsumer<byte[], byte[]> c =
-                new KafkaConsumer<>(
-                        Map.of(
-                                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                                kafka.bootstrapServers(),
-                                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
-                                "earliest"),
-                        new ByteArrayDeserializer(),
-                        new ByteArrayDeserializer());
-        TopicPartition p = new TopicPartition(topic, 0);
-        c.assign(List.of(p));
-        c.seekToBeginning(List.of(p));
-        return c;
     }
 
     private static List<NetChange> poll(KafkaConsumer<byte[], byte[]> consumer) {

@@ -1,6 +1,10 @@
 package dev.cdclab.streams;
 
 import static dev.cdclab.streams.testing.DebeziumEvents.row;
+import static dev.cdclab.streams.testing.KafkaTestClients.committed;
+import static dev.cdclab.streams.testing.KafkaTestClients.consumerFromStart;
+import static dev.cdclab.streams.testing.KafkaTestClients.producer;
+import static dev.cdclab.streams.testing.KafkaTestClients.send;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -20,16 +24,9 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -65,8 +62,9 @@ class SnapshotFirstRowRestartIT {
                                     Map.of(
                                             AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
                                             kafka.bootstrapServers()));
-                    KafkaProducer<byte[], byte[]> producer = producer(kafka);
-                    KafkaConsumer<byte[], byte[]> output = consumer(kafka, netChanges)) {
+                    KafkaProducer<byte[], byte[]> producer = producer(kafka.bootstrapServers());
+                    KafkaConsumer<byte[], byte[]> output =
+                            consumerFromStart(kafka.bootstrapServers(), netChanges)) {
                 admin.createTopics(
                                 List.of(
                                         new NewTopic(changes, 1, (short) 1),
@@ -114,50 +112,6 @@ class SnapshotFirstRowRestartIT {
                 }
             }
         }
-    }
-
-    private static long committed(Admin admin, String group, String topic) throws Exception {
-        Map<TopicPartition, OffsetAndMetadata> offsets =
-                admin.listConsumerGroupOffsets(group)
-                        .partitionsToOffsetAndMetadata()
-                        .get(10, TimeUnit.SECONDS);
-        OffsetAndMetadata o = offsets.get(new TopicPartition(topic, 0));
-        return o == null ? -1 : o.offset();
-    }
-
-    private static KafkaProducer<byte[], byte[]> producer(KafkaBroker kafka) {
-        return new KafkaProducer<>(
-                Map.of(
-                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                        kafka.bootstrapServers(),
-                        ProducerConfig.ACKS_CONFIG,
-                        "all"),
-                new ByteArraySerializer(),
-                new ByteArraySerializer());
-    }
-
-    private static void send(
-            KafkaProducer<byte[], byte[]> producer, String topic, byte[] key, byte[] value)
-            throws Exception {
-        producer.send(new ProducerRecord<>(topic, 0, key, value)).get(30, TimeUnit.SECONDS);
-    }
-
-    private static KafkaConsumer<byte[], byte[]> consumer(KafkaBroker kafka, String topic) {
-        KafkaConsumer<byte[], byte[]> c =
-                new KafkaConsumer<>(
-                        Map.of(
-                                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                                kafka.bootstrapServers(),
-                                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
-                                "earliest",
-                                ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-                                "read_committed"),
-                        new ByteArrayDeserializer(),
-                        new ByteArrayDeserializer());
-        TopicPartition p = new TopicPartition(topic, 0);
-        c.assign(List.of(p));
-        c.seekToBeginning(List.of(p));
-        return c;
     }
 
     private static List<TableEvent> tableEvents(KafkaConsumer<byte[], byte[]> consumer) {
