@@ -32,12 +32,15 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -389,6 +392,72 @@ public final class ChaosLab implements AutoCloseable {
         long ms = awaitMarker(RECOVERY_TIMEOUT);
         recoveries.add(ms);
         LOG.info("recovered after {} fault(s) in {} ms", faults, ms);
+    }
+
+    /**
+     * The member ids in the net-change app's and the sinks' consumer groups now. A scenario takes
+     * them before it kills processes, to tell when the restarted ones have joined again.
+     */
+    Set<String> groupMembers() {
+        Set<String> ids = new HashSet<>();
+        for (ConsumerGroupDescription g : describeGroups().values()) {
+            g.members().forEach(m -> ids.add(m.consumerId()));
+        }
+        return ids;
+    }
+
+    /**
+     * Waits until both groups are stable with every process in them again, at least one of each
+     * under a member id not in {@code before}: a restarted process joins under a new one. A marker
+     * getting through says only that the others took over; a round that kills the others before the
+     * restarted ones are back takes a whole stage down.
+     */
+    void awaitRejoined(Set<String> before) {
+        long t0 = System.nanoTime();
+        Poll poll = Poll.within(RECOVERY_TIMEOUT).every(Duration.ofMillis(100));
+        while (!rejoined(describeGroups(), before)) {
+            if (poll.expired()) {
+                throw new IllegalStateException(
+                        "the restarted processes did not join their groups within "
+                                + RECOVERY_TIMEOUT.toSeconds()
+                                + " s: "
+                                + describeGroups());
+            }
+            poll.pause();
+        }
+        LOG.info(
+                "restarted processes back in their groups {} ms after the recovery",
+                (System.nanoTime() - t0) / 1_000_000);
+    }
+
+    private boolean rejoined(Map<String, ConsumerGroupDescription> groups, Set<String> before) {
+        for (ConsumerGroupDescription g : groups.values()) {
+            long fresh = g.members().stream().filter(m -> !before.contains(m.consumerId())).count();
+            if (g.groupState() != GroupState.STABLE
+                    || g.members().size() < options.instances()
+                    || fresh == 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private Map<String, ConsumerGroupDescription> describeGroups() {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", pipeline.infrastructure().kafkaBootstrapServers());
+        List<String> ids =
+                List.of(
+                        pipeline.netChangeConfig().get(NetChangeConfig.APPLICATION_ID),
+                        pipeline.sinkConfig().get(SinkConfig.GROUP_ID));
+        try (Admin admin = Admin.create(p)) {
+            return admin.describeConsumerGroups(ids).all().get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException(
+                    "cannot describe the consumer groups: " + e.getMessage(), e);
+        }
     }
 
     /** The longest of the recoveries measured, ms; -1 if none was. */

@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.postgresql.PGConnection;
 
 /** The scenarios {@code cdc-lab chaos} runs, each motivated by a real CDC bug. */
@@ -433,6 +434,7 @@ public final class Scenarios {
     private static void scaleOutRestart(ChaosLab lab) throws Exception {
         for (int i = 0; i < 2; i++) {
             sleep(3000 + 170L * i);
+            Set<String> members = lab.groupMembers();
             // the first sink started alone and took the committer lock; after it, the other
             lab.sinkProcess(i).kill();
             lab.streamsProcess(i).kill();
@@ -444,6 +446,7 @@ public final class Scenarios {
                 // each round's recovery on its own: a second kill while the first restart is
                 // still starting would take down both instances of a stage at once
                 lab.awaitRecovery();
+                lab.awaitRejoined(members);
             }
         }
     }
