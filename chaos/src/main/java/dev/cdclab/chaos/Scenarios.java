@@ -109,7 +109,8 @@ public final class Scenarios {
                 "scale-out-restart",
                 "two Streams processes and two sinks share 4 partitions; one Streams process and"
                         + " the committing sink killed -9 and restarted, then, once the pipeline has"
-                        + " recovered, the other two: no read shows part of a transaction",
+                        + " recovered and both are back in their groups, the other two: no read"
+                        + " shows part of a transaction",
                 DEFAULTS.scaledOut(2, 4),
                 Expect.NO_LOSS,
                 Scenarios::scaleOutRestart);
