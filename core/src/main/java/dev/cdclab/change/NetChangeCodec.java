@@ -4,12 +4,16 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.SerializableString;
+import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -118,11 +122,11 @@ public final class NetChangeCodec {
         if (c.after() == null) {
             g.writeNull();
         } else {
-            g.writeRawValue(new String(c.after().json(), StandardCharsets.UTF_8));
+            g.writeRawValue(new Utf8Json(c.after().json()));
         }
         if (c.before() != null) {
             g.writeFieldName("before");
-            g.writeRawValue(new String(c.before().json(), StandardCharsets.UTF_8));
+            g.writeRawValue(new Utf8Json(c.before().json()));
         }
         g.writeArrayFieldStart("unchanged");
         for (String u : c.unchanged()) {
@@ -154,8 +158,99 @@ public final class NetChangeCodec {
         // last, so a reader that knows the schema id can stop before the column list
         g.writeStringField("schema_id", Long.toHexString(c.schema().id()));
         g.writeFieldName("columns");
-        g.writeRawValue(new String(c.schema().json(), StandardCharsets.UTF_8));
+        g.writeRawValue(new Utf8Json(c.schema().json()));
         g.writeEndObject();
+    }
+
+    /**
+     * JSON text already encoded as UTF-8. The codec's generator writes UTF-8, and copies these
+     * bytes into its buffer as they are; a {@code String} would be decoded and encoded again for
+     * every row image and column list (a tenth of the net-change app's time at 1,600 tx/s).
+     */
+    private static final class Utf8Json implements SerializableString {
+        private final byte[] json;
+
+        Utf8Json(byte[] json) {
+            this.json = json;
+        }
+
+        private SerializedString text() {
+            return new SerializedString(getValue());
+        }
+
+        @Override
+        public String getValue() {
+            return new String(json, StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public int charLength() {
+            return getValue().length();
+        }
+
+        @Override
+        public char[] asQuotedChars() {
+            return text().asQuotedChars();
+        }
+
+        @Override
+        public byte[] asUnquotedUTF8() {
+            return json;
+        }
+
+        @Override
+        public byte[] asQuotedUTF8() {
+            return text().asQuotedUTF8();
+        }
+
+        @Override
+        public int appendQuotedUTF8(byte[] buffer, int offset) {
+            return text().appendQuotedUTF8(buffer, offset);
+        }
+
+        @Override
+        public int appendQuoted(char[] buffer, int offset) {
+            return text().appendQuoted(buffer, offset);
+        }
+
+        @Override
+        public int appendUnquotedUTF8(byte[] buffer, int offset) {
+            if (offset + json.length > buffer.length) {
+                return -1;
+            }
+            System.arraycopy(json, 0, buffer, offset, json.length);
+            return json.length;
+        }
+
+        @Override
+        public int appendUnquoted(char[] buffer, int offset) {
+            return text().appendUnquoted(buffer, offset);
+        }
+
+        @Override
+        public int writeQuotedUTF8(OutputStream out) throws IOException {
+            return text().writeQuotedUTF8(out);
+        }
+
+        @Override
+        public int writeUnquotedUTF8(OutputStream out) throws IOException {
+            out.write(json);
+            return json.length;
+        }
+
+        @Override
+        public int putQuotedUTF8(ByteBuffer buffer) throws IOException {
+            return text().putQuotedUTF8(buffer);
+        }
+
+        @Override
+        public int putUnquotedUTF8(ByteBuffer buffer) {
+            if (json.length > buffer.remaining()) {
+                return -1;
+            }
+            buffer.put(json);
+            return json.length;
+        }
     }
 
     /**

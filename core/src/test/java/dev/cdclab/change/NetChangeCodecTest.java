@@ -14,6 +14,10 @@ class NetChangeCodecTest {
     private static final ObjectMapper M = new ObjectMapper();
 
     static NetChange sample(NetOperation op) throws Exception {
+        return sample(op, "{\"id\":7,\"price\":\"1.50\"}");
+    }
+
+    static NetChange sample(NetOperation op, String afterJson) throws Exception {
         List<ColumnSpec> cols =
                 List.of(
                         new ColumnSpec("id", "INT4", true, false, null, null, "int32", null),
@@ -24,8 +28,7 @@ class NetChangeCodecTest {
         RowImage after =
                 op == NetOperation.DELETE
                         ? null
-                        : RowImage.ofJson(
-                                "{\"id\":7,\"price\":\"1.50\"}".getBytes(StandardCharsets.UTF_8));
+                        : RowImage.ofJson(afterJson.getBytes(StandardCharsets.UTF_8));
         return new NetChange(
                 "public.t",
                 op,
@@ -54,6 +57,22 @@ class NetChangeCodecTest {
         assertThat(back).isEqualTo(c);
         assertThat(new String(NetChangeCodec.key(c), StandardCharsets.UTF_8))
                 .isEqualTo("public.t/{\"id\":7}");
+    }
+
+    @Test
+    void rowImagesGoOutByteForByteWhateverTheirSize() throws Exception {
+        // characters of two to four bytes, in an image larger than the generator's 8,000-byte
+        // buffer as well as in a small one
+        for (int copies : new int[] {1, 1200}) {
+            String row =
+                    "{\"id\":7,\"price\":\"1.50\",\"note\":\""
+                            + "Zürich – 東京 – \uD83D\uDE00 ".repeat(copies)
+                            + "\"}";
+            NetChange c = sample(NetOperation.UPDATE, row);
+            NetChange back = (NetChange) NetChangeCodec.decode(NetChangeCodec.encode(c));
+            assertThat(back).isEqualTo(c);
+            assertThat(new String(back.after().json(), StandardCharsets.UTF_8)).isEqualTo(row);
+        }
     }
 
     @Test
