@@ -76,6 +76,11 @@ public final class EmptyTableScans<R extends ConnectRecord<R>> implements Transf
         } else {
             headers.addString(LSN_HEADER, lsn.toString());
         }
+        // the net-change app takes the record's time as the snapshot's: the notification's own,
+        // taken when the scan ended. Debezium leaves the record's unset, so Kafka would stamp it
+        // when Connect sends it, which can be after a change the stream has not yet delivered
+        // and would close that change's window before it arrives.
+        Long scanned = schema.field("timestamp") == null ? null : value.getInt64("timestamp");
         return record.newRecord(
                 topic,
                 null,
@@ -83,7 +88,7 @@ public final class EmptyTableScans<R extends ConnectRecord<R>> implements Transf
                 record.key(),
                 record.valueSchema(),
                 record.value(),
-                record.timestamp(),
+                scanned != null ? scanned : record.timestamp(),
                 headers);
     }
 

@@ -60,6 +60,9 @@ class EmptyTableScansTest {
         assertThat(out.headers().lastWithName(EmptyTableScans.LSN_HEADER).value())
                 .isEqualTo("4000");
         assertThat(out.headers().lastWithName(EmptyTableScans.COMMIT_LSN_HEADER)).isNull();
+        assertThat(out.timestamp())
+                .as("the time the scan ended, not the time Connect sends the record")
+                .isEqualTo(1L);
     }
 
     @Test
