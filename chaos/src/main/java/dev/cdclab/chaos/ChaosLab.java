@@ -72,6 +72,7 @@ public final class ChaosLab implements AutoCloseable {
     private final AtomicLong consistentReads = new AtomicLong();
     private final AtomicLong markers = new AtomicLong();
     private final List<Long> recoveries = new CopyOnWriteArrayList<>();
+    private final List<Long> outages = new CopyOnWriteArrayList<>();
     private volatile boolean watching = true;
     private WarehouseServer warehouse;
     private Pipeline pipeline;
@@ -80,6 +81,8 @@ public final class ChaosLab implements AutoCloseable {
     private final List<ChildJvm> sinks = new CopyOnWriteArrayList<>();
     private ChaosWriter writer;
     private int faults;
+    // when the first fault since the last recovery was injected; -1 when none has been since
+    private long roundStartNanos = -1;
 
     /**
      * What a scenario's pipeline is started with.
@@ -328,6 +331,9 @@ public final class ChaosLab implements AutoCloseable {
 
     /** Counts one injected fault. */
     void fault(String what) {
+        if (roundStartNanos < 0) {
+            roundStartNanos = System.nanoTime();
+        }
         faults++;
         LOG.info("fault {}: {}", faults, what);
     }
@@ -386,12 +392,24 @@ public final class ChaosLab implements AutoCloseable {
     /**
      * Waits until the pipeline has recovered from the faults injected so far: a marker row
      * committed now reaches the warehouse. A scenario calls it between rounds of faults, so that
-     * each round's recovery is its own; the runner calls it after the last.
+     * each round's recovery is its own; the runner calls it after the last. The round's outage runs
+     * from its first fault until the marker is in the warehouse.
      */
     void awaitRecovery() {
         long ms = awaitMarker(RECOVERY_TIMEOUT);
         recoveries.add(ms);
-        LOG.info("recovered after {} fault(s) in {} ms", faults, ms);
+        if (roundStartNanos >= 0) {
+            long outage = (System.nanoTime() - roundStartNanos) / 1_000_000;
+            outages.add(outage);
+            roundStartNanos = -1;
+            LOG.info(
+                    "recovered after {} fault(s) in {} ms, {} ms after the round's first fault",
+                    faults,
+                    ms,
+                    outage);
+        } else {
+            LOG.info("recovered after {} fault(s) in {} ms", faults, ms);
+        }
     }
 
     /**
@@ -400,8 +418,10 @@ public final class ChaosLab implements AutoCloseable {
      */
     Set<String> groupMembers() {
         Set<String> ids = new HashSet<>();
-        for (ConsumerGroupDescription g : describeGroups().values()) {
-            g.members().forEach(m -> ids.add(m.consumerId()));
+        try (Admin admin = groupAdmin()) {
+            for (ConsumerGroupDescription g : describeGroups(admin).values()) {
+                g.members().forEach(m -> ids.add(m.consumerId()));
+            }
         }
         return ids;
     }
@@ -415,15 +435,18 @@ public final class ChaosLab implements AutoCloseable {
     void awaitRejoined(Set<String> before) {
         long t0 = System.nanoTime();
         Poll poll = Poll.within(RECOVERY_TIMEOUT).every(Duration.ofMillis(100));
-        while (!rejoined(describeGroups(), before)) {
-            if (poll.expired()) {
-                throw new IllegalStateException(
-                        "the restarted processes did not join their groups within "
-                                + RECOVERY_TIMEOUT.toSeconds()
-                                + " s: "
-                                + describeGroups());
+        try (Admin admin = groupAdmin()) {
+            Map<String, ConsumerGroupDescription> groups;
+            while (!rejoined(groups = describeGroups(admin), before)) {
+                if (poll.expired()) {
+                    throw new IllegalStateException(
+                            "the restarted processes did not join their groups within "
+                                    + RECOVERY_TIMEOUT.toSeconds()
+                                    + " s: "
+                                    + groups);
+                }
+                poll.pause();
             }
-            poll.pause();
         }
         LOG.info(
                 "restarted processes back in their groups {} ms after the recovery",
@@ -442,14 +465,20 @@ public final class ChaosLab implements AutoCloseable {
         return true;
     }
 
-    private Map<String, ConsumerGroupDescription> describeGroups() {
+    /** A Kafka admin client of this lab's cluster; the caller closes it. */
+    private Admin groupAdmin() {
         Properties p = new Properties();
         p.put("bootstrap.servers", pipeline.infrastructure().kafkaBootstrapServers());
+        return Admin.create(p);
+    }
+
+    /** The net-change app's and the sinks' consumer groups. */
+    private Map<String, ConsumerGroupDescription> describeGroups(Admin admin) {
         List<String> ids =
                 List.of(
                         pipeline.netChangeConfig().get(NetChangeConfig.APPLICATION_ID),
                         pipeline.sinkConfig().get(SinkConfig.GROUP_ID));
-        try (Admin admin = Admin.create(p)) {
+        try {
             return admin.describeConsumerGroups(ids).all().get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -463,6 +492,11 @@ public final class ChaosLab implements AutoCloseable {
     /** The longest of the recoveries measured, ms; -1 if none was. */
     long slowestRecovery() {
         return recoveries.stream().mapToLong(Long::longValue).max().orElse(-1);
+    }
+
+    /** The longest of the rounds' outages, ms; -1 if none was measured. */
+    long longestOutage() {
+        return outages.stream().mapToLong(Long::longValue).max().orElse(-1);
     }
 
     /**

@@ -37,6 +37,7 @@ public final class ChaosRunner {
             }
             lab.awaitRecovery();
             long recovery = lab.slowestRecovery();
+            long outage = lab.longestOutage();
             long lost = lab.quietAndCount(QUIET_TIMEOUT);
             VerificationResult v = lab.verify();
             long dups = lab.duplicatesDelivered();
@@ -60,6 +61,7 @@ public final class ChaosRunner {
                     lab.regressions(),
                     lab.tornReads(),
                     lab.consistentReads(),
+                    outage,
                     recovery,
                     v.matches(),
                     stopped,
@@ -76,6 +78,7 @@ public final class ChaosRunner {
                     lab == null ? 0 : lab.regressions(),
                     lab == null ? 0 : lab.tornReads(),
                     lab == null ? 0 : lab.consistentReads(),
+                    -1,
                     -1,
                     false,
                     lab == null ? null : lab.failure(),
@@ -107,6 +110,7 @@ public final class ChaosRunner {
                 lab.regressions(),
                 lab.tornReads(),
                 lab.consistentReads(),
+                -1,
                 stopped == null ? -1 : (System.nanoTime() - t0) / 1_000_000,
                 false,
                 stopped,

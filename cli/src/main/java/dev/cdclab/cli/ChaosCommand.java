@@ -109,12 +109,13 @@ final class ChaosCommand implements Callable<Integer> {
     static void printTable(PrintStream out, List<ScenarioResult> results) {
         out.printf(
                 Locale.ROOT,
-                "%-24s %6s %9s %10s %11s %11s %9s %s%n",
+                "%-24s %6s %9s %10s %11s %8s %9s %9s %s%n",
                 "scenario",
                 "faults",
                 "rows lost",
                 "duplicates",
                 "torn reads",
+                "outage",
                 "recovery",
                 "verified",
                 "result");
@@ -122,15 +123,14 @@ final class ChaosCommand implements Callable<Integer> {
             boolean loud = r.expect() == Scenario.Expect.STOPS_LOUDLY;
             out.printf(
                     Locale.ROOT,
-                    "%-24s %6d %9s %10d %11s %11s %9s %s%n",
+                    "%-24s %6d %9s %10d %11s %8s %9s %9s %s%n",
                     r.name(),
                     r.faults(),
                     r.rowsLost() == null ? "-" : Long.toString(r.rowsLost()),
                     r.duplicatesAbsorbed(),
                     r.tornReads() + " of " + (r.tornReads() + r.consistentReads()),
-                    r.recoveryMs() < 0
-                            ? "-"
-                            : String.format(Locale.ROOT, "%.1f s", r.recoveryMs() / 1000.0),
+                    seconds(r.outageMs()),
+                    seconds(r.recoveryMs()),
                     loud ? "-" : r.verified() ? "yes" : "NO",
                     (r.passed() ? "pass" : "FAIL")
                             + (loud && r.stoppedWith() != null
@@ -138,6 +138,10 @@ final class ChaosCommand implements Callable<Integer> {
                                     : "")
                             + (!r.passed() && r.note() != null ? ": " + r.note() : ""));
         }
+    }
+
+    private static String seconds(long ms) {
+        return ms < 0 ? "-" : String.format(Locale.ROOT, "%.1f s", ms / 1000.0);
     }
 
     /** Scenario names, for the help text. */
