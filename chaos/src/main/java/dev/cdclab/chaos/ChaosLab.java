@@ -72,7 +72,7 @@ public final class ChaosLab implements AutoCloseable {
     private final AtomicLong consistentReads = new AtomicLong();
     private final AtomicLong markers = new AtomicLong();
     private final List<Long> recoveries = new CopyOnWriteArrayList<>();
-    private final List<Long> outages = new CopyOnWriteArrayList<>();
+    private final List<Long> sinceFaults = new CopyOnWriteArrayList<>();
     private volatile boolean watching = true;
     private WarehouseServer warehouse;
     private Pipeline pipeline;
@@ -392,21 +392,21 @@ public final class ChaosLab implements AutoCloseable {
     /**
      * Waits until the pipeline has recovered from the faults injected so far: a marker row
      * committed now reaches the warehouse. A scenario calls it between rounds of faults, so that
-     * each round's recovery is its own; the runner calls it after the last. The round's outage runs
+     * each round's recovery is its own; the runner calls it after the last. It also times the round
      * from its first fault until the marker is in the warehouse.
      */
     void awaitRecovery() {
         long ms = awaitMarker(RECOVERY_TIMEOUT);
         recoveries.add(ms);
         if (roundStartNanos >= 0) {
-            long outage = (System.nanoTime() - roundStartNanos) / 1_000_000;
-            outages.add(outage);
+            long sinceFault = (System.nanoTime() - roundStartNanos) / 1_000_000;
+            sinceFaults.add(sinceFault);
             roundStartNanos = -1;
             LOG.info(
                     "recovered after {} fault(s) in {} ms, {} ms after the round's first fault",
                     faults,
                     ms,
-                    outage);
+                    sinceFault);
         } else {
             LOG.info("recovered after {} fault(s) in {} ms", faults, ms);
         }
@@ -494,9 +494,9 @@ public final class ChaosLab implements AutoCloseable {
         return recoveries.stream().mapToLong(Long::longValue).max().orElse(-1);
     }
 
-    /** The longest of the rounds' outages, ms; -1 if none was measured. */
-    long longestOutage() {
-        return outages.stream().mapToLong(Long::longValue).max().orElse(-1);
+    /** The longest time from a round's first fault to its marker, ms; -1 if none was measured. */
+    long longestSinceFault() {
+        return sinceFaults.stream().mapToLong(Long::longValue).max().orElse(-1);
     }
 
     /**

@@ -37,7 +37,7 @@ public final class ChaosRunner {
             }
             lab.awaitRecovery();
             long recovery = lab.slowestRecovery();
-            long outage = lab.longestOutage();
+            long sinceFault = lab.longestSinceFault();
             long lost = lab.quietAndCount(QUIET_TIMEOUT);
             VerificationResult v = lab.verify();
             long dups = lab.duplicatesDelivered();
@@ -61,7 +61,7 @@ public final class ChaosRunner {
                     lab.regressions(),
                     lab.tornReads(),
                     lab.consistentReads(),
-                    outage,
+                    sinceFault,
                     recovery,
                     v.matches(),
                     stopped,

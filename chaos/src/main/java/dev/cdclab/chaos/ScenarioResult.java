@@ -17,8 +17,10 @@ import java.util.Map;
  * @param tornReads reads of the warehouse (REPEATABLE READ, continuously) that showed part of a
  *     source transaction: the accounts' count or total other than every transaction keeps
  * @param consistentReads reads of the warehouse that showed whole transactions only
- * @param outageMs the longest outage: from a round's first fault (the scenario's, when it has one
- *     round) until a row written at the end of the round is in the warehouse; -1 if not measured
+ * @param sinceFaultMs the longest time from a round's first fault (the scenario's, when it has one
+ *     round) until a row written at the end of the round is in the warehouse: for a process killed
+ *     and restarted, the whole stall; it includes any wait the scenario makes on purpose; -1 if not
+ *     measured
  * @param recoveryMs the slowest recovery: from the end of the faults (of a round, when the scenario
  *     waits for the pipeline between rounds) to a row written then being in the warehouse; -1 if
  *     not measured
@@ -36,7 +38,7 @@ public record ScenarioResult(
         long regressions,
         long tornReads,
         long consistentReads,
-        long outageMs,
+        long sinceFaultMs,
         long recoveryMs,
         boolean verified,
         String stoppedWith,
@@ -54,7 +56,7 @@ public record ScenarioResult(
         m.put("regressions", regressions);
         m.put("torn_reads", tornReads);
         m.put("consistent_reads", consistentReads);
-        m.put("outage_ms", outageMs);
+        m.put("since_fault_ms", sinceFaultMs);
         m.put("recovery_ms", recoveryMs);
         m.put("verified", verified);
         m.put("stopped_with", stoppedWith);

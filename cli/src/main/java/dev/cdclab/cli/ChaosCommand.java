@@ -109,13 +109,13 @@ final class ChaosCommand implements Callable<Integer> {
     static void printTable(PrintStream out, List<ScenarioResult> results) {
         out.printf(
                 Locale.ROOT,
-                "%-24s %6s %9s %10s %11s %8s %9s %9s %s%n",
+                "%-24s %6s %9s %10s %11s %12s %9s %9s %s%n",
                 "scenario",
                 "faults",
                 "rows lost",
                 "duplicates",
                 "torn reads",
-                "outage",
+                "since fault",
                 "recovery",
                 "verified",
                 "result");
@@ -123,13 +123,13 @@ final class ChaosCommand implements Callable<Integer> {
             boolean loud = r.expect() == Scenario.Expect.STOPS_LOUDLY;
             out.printf(
                     Locale.ROOT,
-                    "%-24s %6d %9s %10d %11s %8s %9s %9s %s%n",
+                    "%-24s %6d %9s %10d %11s %12s %9s %9s %s%n",
                     r.name(),
                     r.faults(),
                     r.rowsLost() == null ? "-" : Long.toString(r.rowsLost()),
                     r.duplicatesAbsorbed(),
                     r.tornReads() + " of " + (r.tornReads() + r.consistentReads()),
-                    seconds(r.outageMs()),
+                    seconds(r.sinceFaultMs()),
                     seconds(r.recoveryMs()),
                     loud ? "-" : r.verified() ? "yes" : "NO",
                     (r.passed() ? "pass" : "FAIL")

@@ -10,10 +10,12 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** {@code cdc-lab chaos}'s table: each scenario's outage beside its recovery. */
+/**
+ * {@code cdc-lab chaos}'s table: the time since each scenario's first fault beside its recovery.
+ */
 class ChaosCommandTest {
     @Test
-    void theTableShowsTheOutageFromTheFirstFaultBesideTheRecovery() {
+    void theTableShowsTheTimeSinceTheFirstFaultBesideTheRecovery() {
         ScenarioResult restart =
                 new ScenarioResult(
                         "scale-out-restart",
@@ -52,10 +54,11 @@ class ChaosCommandTest {
         }
         List<String> lines = bytes.toString(StandardCharsets.UTF_8).lines().toList();
 
-        assertThat(lines.get(0).split("\\s{2,}")).contains("outage", "recovery");
-        assertThat(lines.get(0).indexOf("outage")).isLessThan(lines.get(0).indexOf("recovery"));
-        assertThat(lines.get(1)).contains("0 of 1432    8.9 s     7.9 s       yes pass");
+        assertThat(lines.get(0).split("\\s{2,}")).contains("since fault", "recovery");
+        assertThat(lines.get(0).indexOf("since fault"))
+                .isLessThan(lines.get(0).indexOf("recovery"));
+        assertThat(lines.get(1)).contains("0 of 1432        8.9 s     7.9 s       yes pass");
         assertThat(lines.get(2))
-                .contains("0 of 0        -         -        NO FAIL: did not start");
+                .contains("0 of 0            -         -        NO FAIL: did not start");
     }
 }
