@@ -77,8 +77,7 @@ class ChaosIT {
                     // each of these waits at least 1 s between its first fault and the marker
                     assertThat(s.get("since_fault_ms").asLong())
                             .as(s.toString())
-                            .isBetween(
-                                    s.get("recovery_ms").asLong() + 1000, MAX_CONSUMER_STALL_MS);
+                            .isBetween(s.get("recovery_ms").asLong() + 1000, MAX_CONSUMER_STALL_MS);
                     assertThat(s.get("recovery_ms").asLong()).as(s.toString()).isPositive();
                 }
             } else {
