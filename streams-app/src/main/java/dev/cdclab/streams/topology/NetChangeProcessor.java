@@ -105,6 +105,24 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     private static final int KEPT_THROUGH_KEY = Integer.MIN_VALUE;
 
     /**
+     * The log position of a snapshot that read tables whole, until it has settled; {@link
+     * Long#MIN_VALUE} when none is settling. Debezium reads a snapshot taken on an existing slot
+     * (its offsets lost or deleted) at READ COMMITTED, one {@code SELECT} per table after it read
+     * that position: its rows can hold transactions committed after the position, which the log
+     * then delivers again. Applied apart, such a transaction would set its rows back to an older
+     * state beside rows the snapshot read newer. So no window closes past the position until a
+     * heartbeat logged after it arrives: Debezium writes one only once the snapshot has read every
+     * table, so the rows and every change the log delivers before it become visible together.
+     */
+    private long settleAfter = Long.MIN_VALUE;
+
+    /** Where {@link #settleAfter} is kept in the task's progress store. */
+    private static final int SETTLE_AFTER_KEY = Integer.MIN_VALUE + 1;
+
+    /** When a snapshot began to settle (wall clock), to warn while no heartbeat comes. */
+    private long settlingSinceMs;
+
+    /**
      * True when a restored task found closed windows' state: emitted again with the next change.
      */
     private boolean emitKeptAgain;
@@ -262,6 +280,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                 ts -> {
                     forgetCommitted();
                     emitMarkerIfDue(true);
+                    warnIfUnsettled();
                 });
         byte[] last = schemaStore.get(LAST_POSITION_KEY);
         this.lastPosition = last == null ? null : new String(last, StandardCharsets.UTF_8);
@@ -275,6 +294,9 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         cachedBytes = 0;
         overflowKeys = 0;
         kept.clear();
+        Long settle = progress.get(SETTLE_AFTER_KEY);
+        settleAfter = settle == null ? Long.MIN_VALUE : settle;
+        settlingSinceMs = System.currentTimeMillis();
         Long keptStart = progress.get(KEPT_THROUGH_KEY);
         keptThrough = keptStart == null ? Long.MIN_VALUE : keptStart;
         emitKeptAgain = false;
@@ -374,6 +396,11 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                 changedWhileReading.put(Bytes.wrap(readingKey(ev)), NOTHING);
             }
         }
+        if (ev.snapshotRow() != ChangeEvent.SnapshotRow.NONE) {
+            settleFrom(ev);
+        } else if (settleAfter != Long.MIN_VALUE) {
+            settleAt(ev);
+        }
         if (policy instanceof WindowPolicy.TransactionWindows) {
             holdOrRelease(ev, record);
         }
@@ -414,10 +441,67 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         }
         lastTimestamp = record.timestamp();
         long bound = policy.bound(ev, newestCommitMs);
-        if (bound > closedThrough && heldFrom == Long.MIN_VALUE) {
+        if (bound > closedThrough && heldFrom == Long.MIN_VALUE && settleAfter == Long.MIN_VALUE) {
             close(bound, policy instanceof WindowPolicy.FixedIntervals ? bound : before);
         }
         emitMarkerIfDue(false);
+    }
+
+    /**
+     * A row (or empty table) of a snapshot reading tables whole: every window before it closes, and
+     * none after its position until it settles ({@link #settleAfter}).
+     */
+    private void settleFrom(ChangeEvent ev) {
+        long key = ev.windowKey();
+        if (key == Long.MIN_VALUE || key <= settleAfter) {
+            return;
+        }
+        if (settleAfter == Long.MIN_VALUE) {
+            long bound =
+                    newestCommitMs == Long.MIN_VALUE
+                            ? Long.MIN_VALUE
+                            : policy.bound(ev, newestCommitMs);
+            if (bound > closedThrough && heldFrom == Long.MIN_VALUE) {
+                close(
+                        bound,
+                        policy instanceof WindowPolicy.FixedIntervals ? bound : newestCommitMs);
+            }
+            settlingSinceMs = System.currentTimeMillis();
+            LOG.info(
+                    "Snapshot at {} read on partition {}: its rows become visible with the changes"
+                            + " logged while it read, at the first heartbeat after it",
+                    ev.position(),
+                    task);
+        }
+        settleAfter = key;
+        progress.put(SETTLE_AFTER_KEY, key);
+    }
+
+    /** Ends the settling of a snapshot at a heartbeat logged after its position. */
+    private void settleAt(ChangeEvent ev) {
+        // a change's window key is the commit before its transaction: the first one the log
+        // delivers after the snapshot may have the snapshot's own position
+        if (ev.table().equals(heartbeatTable)
+                && !ev.snapshot()
+                && ev.windowKey() != Long.MIN_VALUE
+                && ev.windowKey() >= settleAfter) {
+            LOG.info("Snapshot settled on partition {} at heartbeat {}", task, ev.position());
+            settleAfter = Long.MIN_VALUE;
+            progress.delete(SETTLE_AFTER_KEY);
+        }
+    }
+
+    /** Warns every 30 s while a snapshot waits for its heartbeat. */
+    private void warnIfUnsettled() {
+        if (settleAfter != Long.MIN_VALUE
+                && System.currentTimeMillis() - settlingSinceMs > 30_000) {
+            settlingSinceMs = System.currentTimeMillis();
+            LOG.warn(
+                    "A snapshot at {} waits for a heartbeat from {} logged after it; none came in"
+                            + " 30 s. Is Debezium's heartbeat.action.query writing that table?",
+                    settleAfter,
+                    heartbeatTable);
+        }
     }
 
     /**
@@ -428,7 +512,9 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
      */
     private void holdOrRelease(ChangeEvent ev, Record<byte[], byte[]> record) {
         long key = ev.windowKey();
-        if (key == Long.MIN_VALUE || (heldFrom == Long.MIN_VALUE && !behind.enabled())) {
+        if (key == Long.MIN_VALUE
+                || settleAfter != Long.MIN_VALUE
+                || (heldFrom == Long.MIN_VALUE && !behind.enabled())) {
             return;
         }
         long lagMs = System.currentTimeMillis() - record.timestamp();

@@ -149,6 +149,8 @@ public final class TopologyHarness implements AutoCloseable {
 
     /** A row of {@code public.items} a snapshot read at {@code lsn}, marked {@code mark}. */
     public void snapshotRead(Map<String, Object> after, long lsn, long commitMs, String mark) {
+        // whatever the log delivers after a snapshot was logged after its position
+        this.lsn = Math.max(this.lsn, lsn);
         int id = (Integer) after.get("id");
         send(events.key(id), events.snapshotRead(after, lsn, commitMs, mark), stamp(commitMs));
     }
@@ -158,6 +160,7 @@ public final class TopologyHarness implements AutoCloseable {
      * ({@code schema.table}) empty: a Debezium notification, marked by headers.
      */
     public void emptyTableScanned(String table, long lsn, long commitMs) {
+        this.lsn = Math.max(this.lsn, lsn);
         RecordHeaders headers = new RecordHeaders();
         headers.add(EmptyTableHeaders.TABLE, table.getBytes(StandardCharsets.UTF_8));
         headers.add(EmptyTableHeaders.LSN, Long.toString(lsn).getBytes(StandardCharsets.UTF_8));

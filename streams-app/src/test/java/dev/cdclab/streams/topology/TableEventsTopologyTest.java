@@ -142,6 +142,40 @@ class TableEventsTopologyTest {
 
     @ParameterizedTest(name = "flat={0}")
     @ValueSource(booleans = {false, true})
+    void aSnapshotAndTheChangesLoggedWhileItReadCloseTogetherAtTheFirstHeartbeatAfterIt(
+            boolean flat) {
+        try (TopologyHarness h =
+                new TopologyHarness(Map.of("interval", "0", "behind.lag", "0"), flat)) {
+            h.change('c', null, row(1, "before", 1), 1, T0 + 10);
+            h.change('c', null, row(2, "before", 1), 2, T0 + 20);
+            long at = h.lsn() + 100;
+            // read at READ COMMITTED after its position: row 1 holds transaction 3 already
+            h.snapshotRead(row(1, "after tx 3", 2), at, T0 + 100, "first_in_data_collection");
+            h.snapshotRead(row(2, "before", 1), at, T0 + 100, "last_in_data_collection");
+            // the log delivers transaction 3 again, then one the snapshot did not see
+            h.change('u', null, row(1, "after tx 3", 2), 3, T0 + 90);
+            h.change('u', null, row(2, "after tx 4", 2), 4, T0 + 110);
+            assertThat(h.markers())
+                    .as("nothing past the snapshot's position closes before it settles")
+                    .allMatch(m -> m.closedThrough() <= at);
+            h.heartbeat(T0 + 200);
+            long closed = h.markers().get(h.markers().size() - 1).closedThrough();
+            assertThat(h.changes())
+                    .filteredOn(c -> c.intervalStartMs() >= at)
+                    .as("the snapshot's rows and both transactions close in one step")
+                    .extracting(NetChange::intervalEndMs)
+                    .hasSize(4)
+                    .allMatch(end -> end <= closed);
+            h.change('u', null, row(1, "later", 3), 5, T0 + 300);
+            h.heartbeat(T0 + 400);
+            assertThat(h.markers().get(h.markers().size() - 1).closedThrough())
+                    .as("settled: windows close at every transaction again")
+                    .isGreaterThan(closed);
+        }
+    }
+
+    @ParameterizedTest(name = "flat={0}")
+    @ValueSource(booleans = {false, true})
     void theSnapshotsFirstRowMayBeAllOfItsTableAndAnythingElseEndsIt(boolean flat) {
         try (TopologyHarness h = harness(flat)) {
             h.snapshotRead(row(1, "only", 1), 4000, T0 + 100, "first");
