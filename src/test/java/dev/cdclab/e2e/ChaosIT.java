@@ -6,14 +6,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cdclab.chaos.Scenario;
 import dev.cdclab.chaos.Scenarios;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code cdc-lab chaos} as a user runs it: each fault is injected into a real pipeline (processes
@@ -46,18 +49,24 @@ class ChaosIT {
     /** Every scenario {@code cdc-lab chaos} has: all of them pass on this stack. */
     static final List<String> ALL = Scenarios.all().stream().map(Scenario::name).toList();
 
-    @TempDir Path dir;
+    /**
+     * The scenarios' data and logs, under the module's build directory rather than a temporary one:
+     * a failed scenario's logs stay there for whoever reads the build (deleted when all pass).
+     */
+    private static final Path WORK = Path.of("target", "chaos-it");
 
     @Test
     void everyScenarioLosesNothingOrStopsLoudly() throws Exception {
-        Path json = dir.resolve("chaos.json");
+        deleteTree(WORK);
+        Files.createDirectories(WORK);
+        Path json = WORK.resolve("chaos.json");
         TestHelper.CliRun run =
                 TestHelper.cdcLab(
                         "chaos",
                         "--scenarios",
                         String.join(",", ALL),
                         "--work-dir",
-                        dir.resolve("work").toString(),
+                        WORK.resolve("work").toString(),
                         "--report-json",
                         json.toString());
         int code = run.code();
@@ -93,5 +102,17 @@ class ChaosIT {
         assertThat(names).containsExactlyElementsOf(ALL).containsAll(CONSUMER_KILLS);
         assertThat(code).as(out).isZero();
         assertThat(out).contains("scenarios passed");
+        deleteTree(WORK);
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
     }
 }
