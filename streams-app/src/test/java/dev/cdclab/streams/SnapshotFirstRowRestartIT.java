@@ -8,6 +8,8 @@ import static dev.cdclab.streams.testing.KafkaTestClients.send;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.cdclab.change.IntervalMarker;
+import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetChangeCodec;
 import dev.cdclab.change.NetChangeRecord;
 import dev.cdclab.change.SourcePosition;
@@ -36,7 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * next record of anything else. When the app stops in between, with the offset past that row
  * committed, the app started again (on another state directory, restored from the changelog) still
  * ends it: the table event that removes the warehouse's rows the snapshot did not read again comes
- * out.
+ * out. The snapshot also still waits for its heartbeat: no window after it closes before.
  */
 @Timeout(180)
 class SnapshotFirstRowRestartIT {
@@ -86,18 +88,61 @@ class SnapshotFirstRowRestartIT {
                 settings.put("state.dir", second.toString());
                 try (NetChangeApp app = new NetChangeApp(NetChangeConfig.of(settings))) {
                     app.start(Duration.ofSeconds(60));
+                    // two transactions the log delivers after the snapshot: the snapshot they may
+                    // already be in has not settled, across the restart too
+                    send(
+                            producer,
+                            changes,
+                            events.key(2),
+                            events.change('c', null, row(2, "after", 1), 4001, 9_000_001, t0 + 50));
+                    send(
+                            producer,
+                            changes,
+                            events.key(3),
+                            events.change('c', null, row(3, "after", 1), 4002, 9_000_002, t0 + 60));
+                    await().atMost(Duration.ofSeconds(60))
+                            .until(() -> committed(admin, run, changes) >= 3);
+                    List<NetChangeRecord> before = new ArrayList<>();
+                    // the change of row 3 goes out as it is read: a close it made would follow it
+                    await().atMost(Duration.ofSeconds(60))
+                            .until(
+                                    () -> {
+                                        before.addAll(records(output));
+                                        return before.stream()
+                                                .anyMatch(
+                                                        r ->
+                                                                r instanceof NetChange c
+                                                                        && c.key().get("id").asInt()
+                                                                                == 3);
+                                    });
+                    before.addAll(records(output));
+                    assertThat(before)
+                            .filteredOn(IntervalMarker.class::isInstance)
+                            .map(r -> ((IntervalMarker) r).closedThrough())
+                            .as("no window past the snapshot closes before its heartbeat")
+                            .allMatch(closed -> closed <= 4000);
                     send(
                             producer,
                             changes,
                             events.heartbeatKey(1),
-                            events.heartbeat(1, 4001, 9_000_000, t0 + 100));
-                    List<TableEvent> seen = new ArrayList<>();
+                            events.heartbeat(1, 4003, 9_000_000, t0 + 100));
+                    List<NetChangeRecord> after = new ArrayList<>(before);
                     await().atMost(Duration.ofSeconds(60))
                             .until(
                                     () -> {
-                                        seen.addAll(tableEvents(output));
-                                        return !seen.isEmpty();
+                                        after.addAll(records(output));
+                                        return after.stream()
+                                                .anyMatch(
+                                                        r ->
+                                                                r instanceof IntervalMarker m
+                                                                        && m.closedThrough()
+                                                                                > 4001);
                                     });
+                    List<TableEvent> seen =
+                            after.stream()
+                                    .filter(TableEvent.class::isInstance)
+                                    .map(TableEvent.class::cast)
+                                    .toList();
                     assertThat(seen)
                             .singleElement()
                             .satisfies(
@@ -115,13 +160,17 @@ class SnapshotFirstRowRestartIT {
     }
 
     private static List<TableEvent> tableEvents(KafkaConsumer<byte[], byte[]> consumer) {
-        List<TableEvent> events = new ArrayList<>();
+        return records(consumer).stream()
+                .filter(TableEvent.class::isInstance)
+                .map(TableEvent.class::cast)
+                .toList();
+    }
+
+    private static List<NetChangeRecord> records(KafkaConsumer<byte[], byte[]> consumer) {
+        List<NetChangeRecord> records = new ArrayList<>();
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-            NetChangeRecord rec = NetChangeCodec.decode(r.value());
-            if (rec instanceof TableEvent e) {
-                events.add(e);
-            }
+            records.add(NetChangeCodec.decode(r.value()));
         }
-        return events;
+        return records;
     }
 }

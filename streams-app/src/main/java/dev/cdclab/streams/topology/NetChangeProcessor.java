@@ -320,6 +320,13 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
             restoreHeld(c.change().interval().startMs(), c.change().interval().endMs());
             heldSinceMs = Math.min(heldSinceMs, c.change().commitMs());
         }
+        if (settleAfter > closedThrough
+                && heldFrom == Long.MIN_VALUE
+                && policy instanceof WindowPolicy.TransactionWindows) {
+            // stopped between a snapshot's first row and the marker after it: close up to the
+            // snapshot again, claiming no source time
+            close(settleAfter, Long.MIN_VALUE);
+        }
         if (heldSinceMs == Long.MAX_VALUE) {
             heldSinceMs = 0;
         }
@@ -457,14 +464,15 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
             return;
         }
         if (settleAfter == Long.MIN_VALUE) {
+            // closed through the snapshot's window now, so that the close that ends the settling
+            // never claims the snapshot rows' time for windows it leaves open
+            boolean fixed = policy instanceof WindowPolicy.FixedIntervals;
             long bound =
-                    newestCommitMs == Long.MIN_VALUE
+                    fixed && newestCommitMs == Long.MIN_VALUE
                             ? Long.MIN_VALUE
                             : policy.bound(ev, newestCommitMs);
             if (bound > closedThrough && heldFrom == Long.MIN_VALUE) {
-                close(
-                        bound,
-                        policy instanceof WindowPolicy.FixedIntervals ? bound : newestCommitMs);
+                close(bound, fixed ? bound : newestCommitMs);
             }
             settlingSinceMs = System.currentTimeMillis();
             LOG.info(

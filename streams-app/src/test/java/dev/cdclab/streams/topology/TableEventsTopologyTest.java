@@ -176,6 +176,29 @@ class TableEventsTopologyTest {
 
     @ParameterizedTest(name = "flat={0}")
     @ValueSource(booleans = {false, true})
+    void aSnapshotSettlingInItsOwnWindowClaimsNoSourceTimeUntilThatWindowCloses(boolean flat) {
+        try (TopologyHarness h =
+                new TopologyHarness(Map.of("interval", "0", "behind.lag", "0"), flat)) {
+            long at = h.lsn() + 100;
+            h.snapshotRead(row(1, "a", 1), at, T0 + 100, "first_in_data_collection");
+            h.snapshotRead(row(2, "b", 1), at, T0 + 100, "last_in_data_collection");
+            // the first transaction after the snapshot follows no commit: it shares its window
+            h.heartbeat(T0 + 150);
+            assertThat(h.markers())
+                    .as("the snapshot's window is open: no marker says the warehouse has it")
+                    .allMatch(m -> m.closedThrough() <= at && m.sourceMs() < T0 + 100);
+            h.change('u', null, row(1, "later", 2), 5, T0 + 300);
+            assertThat(h.markers().get(h.markers().size() - 1))
+                    .satisfies(
+                            m -> {
+                                assertThat(m.closedThrough()).isGreaterThan(at);
+                                assertThat(m.sourceMs()).isGreaterThanOrEqualTo(T0 + 150);
+                            });
+        }
+    }
+
+    @ParameterizedTest(name = "flat={0}")
+    @ValueSource(booleans = {false, true})
     void theSnapshotsFirstRowMayBeAllOfItsTableAndAnythingElseEndsIt(boolean flat) {
         try (TopologyHarness h = harness(flat)) {
             h.snapshotRead(row(1, "only", 1), 4000, T0 + 100, "first");
