@@ -71,10 +71,19 @@ public final class SourcePosition {
     }
 
     /**
+     * The PostgreSQL change at {@code position} placed in the transaction that follows the commit
+     * at {@code lastCommit}: after every change of transactions whose previous commit is before it.
+     */
+    public static String postgresAfterCommit(String position, long lastCommit) {
+        char[] text = position.toCharArray();
+        hex(text, 0, lastCommit);
+        return new String(text);
+    }
+
+    /**
      * The position of the log point {@code lsn} itself, for what has no commit before it (a
-     * snapshot read, the first transaction a new slot streams): after the changes of every
-     * transaction whose previous commit is before {@code lsn}, before those of every transaction
-     * whose previous commit is at or after it.
+     * snapshot read): after the changes of every transaction whose previous commit is before {@code
+     * lsn}, before those of every transaction whose previous commit is at or after it.
      */
     public static String postgres(long lsn) {
         return postgres(lsn, lsn);

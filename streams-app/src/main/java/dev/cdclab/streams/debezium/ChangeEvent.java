@@ -3,6 +3,7 @@ package dev.cdclab.streams.debezium;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cdclab.change.RowImage;
 import dev.cdclab.change.Schemas;
+import dev.cdclab.change.SourcePosition;
 import java.util.List;
 
 /**
@@ -26,6 +27,9 @@ import java.util.List;
  * @param windowKey the transaction's place in the source's commit order: the same for all its
  *     events, larger for every transaction committed after it (PostgreSQL: the position of the
  *     previous commit; SQL Server: the commit LSN); {@link Long#MIN_VALUE} when the event has none
+ * @param noCommitBefore true for a change PostgreSQL's log delivered naming no commit before its
+ *     transaction: the first one streamed after a snapshot. Its window key and position are then
+ *     its own LSN, which lies before the snapshot's position when the transaction began before it
  * @param commitMs source commit time ({@code source.ts_ms})
  * @param capturedMs when Debezium built the event (envelope {@code ts_ms})
  * @param kafkaAppendMs Kafka record timestamp
@@ -44,6 +48,7 @@ public record ChangeEvent(
         String transaction,
         long transactionNumber,
         long windowKey,
+        boolean noCommitBefore,
         long commitMs,
         long capturedMs,
         long kafkaAppendMs,
@@ -109,6 +114,32 @@ public record ChangeEvent(
                 transaction,
                 transactionNumber,
                 windowKey,
+                noCommitBefore,
+                commitMs,
+                capturedMs,
+                kafkaAppendMs,
+                generatorCommitMicros,
+                snapshotRow);
+    }
+
+    /**
+     * The same PostgreSQL change, placed in the transaction right after the commit at {@code
+     * lastCommit}: for the first transaction streamed after a snapshot at that position.
+     */
+    public ChangeEvent following(long lastCommit) {
+        return new ChangeEvent(
+                table,
+                key,
+                op,
+                after,
+                before,
+                unavailable,
+                schema,
+                SourcePosition.postgresAfterCommit(position, lastCommit),
+                transaction,
+                transactionNumber,
+                lastCommit,
+                false,
                 commitMs,
                 capturedMs,
                 kafkaAppendMs,

@@ -156,6 +156,7 @@ public final class DebeziumEventReader {
                 "",
                 0,
                 windowKey,
+                false,
                 recordTimestamp,
                 recordTimestamp,
                 recordTimestamp,
@@ -300,6 +301,7 @@ public final class DebeziumEventReader {
         String transaction;
         long transactionNumber;
         long windowKey = Long.MIN_VALUE;
+        boolean noCommitBefore = false;
         if (pl.commitLsn != null) {
             position = SourcePosition.sqlServer(pl.commitLsn, pl.changeLsn, pl.eventSerialNo);
             transaction = pl.commitLsn;
@@ -311,6 +313,7 @@ public final class DebeziumEventReader {
             Long lastCommit = lastCommit(pl.sequence);
             // a snapshot read has no commit before it: the snapshot's own position orders it
             windowKey = lastCommit != null ? lastCommit : pl.lsn;
+            noCommitBefore = lastCommit == null && pl.op != 'r';
             position = SourcePosition.postgres(windowKey, pl.lsn);
         } else if (pl.op == 'r') {
             // a row of an incremental snapshot: read while streaming, logged nowhere; the
@@ -335,6 +338,7 @@ public final class DebeziumEventReader {
                 transaction,
                 transactionNumber,
                 windowKey,
+                noCommitBefore,
                 commitMs,
                 pl.capturedMs == Long.MIN_VALUE ? commitMs : pl.capturedMs,
                 recordTimestamp,

@@ -119,6 +119,9 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     /** Where {@link #settleAfter} is kept in the task's progress store. */
     private static final int SETTLE_AFTER_KEY = Integer.MIN_VALUE + 1;
 
+    /** The transaction last logged as placed after a snapshot it began before. */
+    private String placedAfterSnapshot = "";
+
     /** When a snapshot began to settle (wall clock), to warn while no heartbeat comes. */
     private long settlingSinceMs;
 
@@ -381,6 +384,20 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         }
         if (ev == null) {
             return;
+        }
+        if (ev.noCommitBefore() && settleAfter != Long.MIN_VALUE) {
+            // it committed after the snapshot's position, but its changes logged before it would
+            // sort before the snapshot's rows, where the warehouse drops them as replaced
+            if (ev.windowKey() < settleAfter && !ev.transaction().equals(placedAfterSnapshot)) {
+                placedAfterSnapshot = ev.transaction();
+                LOG.info(
+                        "Transaction {}, the first the log delivered after the snapshot at {},"
+                                + " logged changes before that position: placed after the"
+                                + " snapshot's rows",
+                        ev.transaction(),
+                        settleAfter);
+            }
+            ev = ev.following(settleAfter + 1);
         }
         if (ev.position() == null) {
             if (lastPosition == null) {

@@ -352,11 +352,17 @@ public final class DebeziumEvents {
     /** Per transaction, the log position of its first event the tests sent. */
     private final Map<Long, Long> firstLsn = new java.util.HashMap<>();
 
+    /** Transactions sent as the first one the log delivers after a snapshot: no commit before. */
+    private final java.util.Set<Long> noCommitBefore = new java.util.HashSet<>();
+
     /**
-     * PostgreSQL's {@code source.sequence}, {@code ["<last commit>","<lsn>"]}: the last commit is
-     * just before the transaction's first event (transactions are sent in commit order); a snapshot
-     * read has none.
+     * Sends transaction {@code txId} as the first one the log delivers after a snapshot: its {@code
+     * source.sequence} names no commit before it.
      */
+    public void followingNoCommit(long txId) {
+        noCommitBefore.add(txId);
+    }
+
     /**
      * The position the event reader gives a change these events sent at {@code lsn} in transaction
      * {@code txId}: after the commit before its transaction.
@@ -368,8 +374,13 @@ public final class DebeziumEvents {
                 : SourcePosition.postgres(first - 1, lsn);
     }
 
+    /**
+     * PostgreSQL's {@code source.sequence}, {@code ["<last commit>","<lsn>"]}: the last commit is
+     * just before the transaction's first event (transactions are sent in commit order); a snapshot
+     * read has none.
+     */
     private String sequence(char op, long txId, long lsn) {
-        if (op == 'r') {
+        if (op == 'r' || noCommitBefore.contains(txId)) {
             return "[null,\"" + lsn + "\"]";
         }
         long first = firstLsn.computeIfAbsent(txId, t -> lsn);

@@ -131,6 +131,33 @@ public final class TopologyHarness implements AutoCloseable {
         return l;
     }
 
+    /**
+     * A change to {@code public.items} logged at {@code lsn}, which may lie before positions sent
+     * already (a transaction's changes are logged when made, delivered when it commits).
+     */
+    public void changeAt(
+            char op,
+            Map<String, Object> before,
+            Map<String, Object> after,
+            long txId,
+            long commitMs,
+            long lsn) {
+        int id = (Integer) (after != null ? after.get("id") : before.get("id"));
+        this.lsn = Math.max(this.lsn, lsn);
+        send(
+                events.key(id),
+                events.change(op, before, after, lsn, txId, commitMs),
+                stamp(commitMs));
+    }
+
+    /**
+     * Sends transaction {@code txId} as the first one the log delivers after a snapshot: Debezium
+     * names no commit before it.
+     */
+    public void followingNoCommit(long txId) {
+        events.followingNoCommit(txId);
+    }
+
     /** A change of the keyless {@code public.log} at the next log position, or at {@code lsn}. */
     public long keyless(
             char op,

@@ -176,6 +176,67 @@ class TableEventsTopologyTest {
 
     @ParameterizedTest(name = "flat={0}")
     @ValueSource(booleans = {false, true})
+    void theFirstTransactionAfterASnapshotFollowsItsRowsThoughItLoggedChangesBeforeItsPosition(
+            boolean flat) {
+        for (String interval : List.of("0", "1s")) {
+            try (TopologyHarness h =
+                    new TopologyHarness(
+                            Map.of("interval", interval, "grace", "0ms", "behind.lag", "0"),
+                            flat)) {
+                h.change('c', null, row(1, "before", 1), 1, T0 + 10);
+                h.change('c', null, row(2, "before", 1), 2, T0 + 20);
+                long early = h.lsn() + 50;
+                long at = h.lsn() + 100;
+                // transaction 3 began before the snapshot's position and committed after its
+                // SELECTs: the log delivers all of it, naming no commit before it
+                h.snapshotRead(row(1, "before", 1), at, T0 + 100, "first_in_data_collection");
+                h.snapshotRead(row(2, "before", 1), at, T0 + 100, "last_in_data_collection");
+                h.followingNoCommit(3);
+                h.changeAt('u', null, row(1, "moved", 2), 3, T0 + 150, early);
+                h.changeAt('u', null, row(2, "moved", 2), 3, T0 + 150, at + 10);
+                h.change('u', null, row(2, "after tx 3", 3), 4, T0 + 160);
+                h.heartbeat(T0 + 2200);
+                String snapshot = SourcePosition.commitStart(SourcePosition.postgres(at));
+                assertThat(h.tableEvents())
+                        .extracting(TableEvent::position)
+                        .as("interval %s", interval)
+                        .containsExactly(snapshot);
+                assertThat(h.changes())
+                        .filteredOn(c -> c.key().get("id").asInt() == 1)
+                        .as(
+                                "interval %s: row 1 as transaction 3 left it, after the snapshot",
+                                interval)
+                        .last()
+                        .satisfies(
+                                c -> {
+                                    assertThat(c.after().get("name").asText()).isEqualTo("moved");
+                                    assertThat(c.position()).isGreaterThan(snapshot);
+                                });
+                assertThat(h.changes())
+                        .filteredOn(c -> c.transaction().equals("3"))
+                        .as("interval %s: transaction 3 in one window", interval)
+                        .extracting(NetChange::intervalStartMs)
+                        .isNotEmpty()
+                        .containsOnly(
+                                h.changes().stream()
+                                        .filter(c -> c.transaction().equals("3"))
+                                        .findFirst()
+                                        .orElseThrow()
+                                        .intervalStartMs());
+                assertThat(h.changes())
+                        .filteredOn(c -> c.key().get("id").asInt() == 2)
+                        .as("interval %s: transaction 4 follows transaction 3", interval)
+                        .last()
+                        .satisfies(
+                                c ->
+                                        assertThat(c.after().get("name").asText())
+                                                .isEqualTo("after tx 3"));
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "flat={0}")
+    @ValueSource(booleans = {false, true})
     void aSnapshotSettlingInItsOwnWindowClaimsNoSourceTimeUntilThatWindowCloses(boolean flat) {
         try (TopologyHarness h =
                 new TopologyHarness(Map.of("interval", "0", "behind.lag", "0"), flat)) {
