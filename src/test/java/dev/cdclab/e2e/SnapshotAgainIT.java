@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.cdclab.capture.ConnectRestClient;
+import dev.cdclab.capture.DebeziumConnectorConfig;
 import dev.cdclab.junit.CdcLabExtension;
 import dev.cdclab.orchestration.verify.VerificationResult;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -66,5 +68,66 @@ class SnapshotAgainIT {
         lab.awaitCaughtUp(Duration.ofSeconds(90));
         VerificationResult v = lab.verify();
         assertThat(v.matches()).as(v.tables().toString()).isTrue();
+    }
+
+    /**
+     * The first transaction the log delivers after a snapshot names no commit before it. One that
+     * began before the snapshot's position and committed after the snapshot read its table reaches
+     * the warehouse whole, its change logged before that position included.
+     */
+    @Test
+    void aTransactionOpenAcrossTheSnapshotsPositionReachesTheWarehouseWhole() throws Exception {
+        try (Connection c = lab.source().getConnection();
+                Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE held (id int PRIMARY KEY, v text)");
+            s.execute("INSERT INTO held VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+        }
+        lab.awaitCaughtUp(Duration.ofSeconds(60));
+        String connector = lab.pipeline().names().connectorName();
+        ConnectRestClient rest =
+                new ConnectRestClient(lab.pipeline().infrastructure().connectUrl());
+        rest.stop(connector);
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> rest.status(connector).connector(), "STOPPED"::equals);
+        rest.resetOffsets(connector);
+
+        try (Connection open = lab.source().getConnection();
+                Statement s = open.createStatement();
+                Connection watch = lab.source().getConnection()) {
+            open.setAutoCommit(false);
+            // Debezium's heartbeat, which it runs once the snapshot has read every table, waits
+            // for this transaction: nothing commits between the snapshot's position and it
+            s.execute("LOCK TABLE " + HEARTBEAT_TABLE + " IN SHARE ROW EXCLUSIVE MODE");
+            s.execute("INSERT INTO held VALUES (1001, 'logged before the snapshot')");
+            try (Statement other = watch.createStatement()) {
+                // a commit writes the log out past that insert: the snapshot's position, the log's
+                // write position, is then after it
+                other.execute("INSERT INTO held VALUES (4, 'd')");
+            }
+            rest.resume(connector);
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> heartbeatWaiting(watch));
+            s.execute("INSERT INTO held VALUES (1002, 'logged after it')");
+            open.commit();
+        }
+        lab.awaitCaughtUp(Duration.ofSeconds(90));
+        VerificationResult v = lab.verify();
+        assertThat(v.matches()).as(v.tables().toString()).isTrue();
+    }
+
+    private static final String HEARTBEAT_TABLE = DebeziumConnectorConfig.HEARTBEAT_TABLE;
+
+    private static boolean heartbeatWaiting(Connection c) throws Exception {
+        try (Statement s = c.createStatement();
+                ResultSet r =
+                        s.executeQuery(
+                                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type ="
+                                        + " 'Lock' AND query LIKE 'UPDATE "
+                                        + HEARTBEAT_TABLE
+                                        + "%'")) {
+            r.next();
+            return r.getInt(1) > 0;
+        }
     }
 }

@@ -395,7 +395,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                                 + " logged changes before that position: placed after the"
                                 + " snapshot's rows",
                         ev.transaction(),
-                        settleAfter);
+                        SourcePosition.postgres(settleAfter));
             }
             ev = ev.following(settleAfter + 1);
         }
