@@ -123,8 +123,8 @@ public record ChangeEvent(
     }
 
     /**
-     * The same PostgreSQL change, placed in the transaction right after the commit at {@code
-     * lastCommit}: for the first transaction streamed after a snapshot at that position.
+     * The same PostgreSQL change, placed as if the last commit before its transaction were at
+     * {@code lastCommit}: for the first transaction streamed, which names none.
      */
     public ChangeEvent following(long lastCommit) {
         return new ChangeEvent(

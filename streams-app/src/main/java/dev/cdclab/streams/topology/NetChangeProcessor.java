@@ -119,8 +119,10 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     /** Where {@link #settleAfter} is kept in the task's progress store. */
     private static final int SETTLE_AFTER_KEY = Integer.MIN_VALUE + 1;
 
-    /** The transaction last logged as placed after a snapshot it began before. */
-    private String placedAfterSnapshot = "";
+    /** The last transaction the log delivered naming no commit before it, and its window key. */
+    private String firstStreamed = "";
+
+    private long firstStreamedKey;
 
     /** When a snapshot began to settle (wall clock), to warn while no heartbeat comes. */
     private long settlingSinceMs;
@@ -385,19 +387,8 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         if (ev == null) {
             return;
         }
-        if (ev.noCommitBefore() && settleAfter != Long.MIN_VALUE) {
-            // it committed after the snapshot's position, but its changes logged before it would
-            // sort before the snapshot's rows, where the warehouse drops them as replaced
-            if (ev.windowKey() < settleAfter && !ev.transaction().equals(placedAfterSnapshot)) {
-                placedAfterSnapshot = ev.transaction();
-                LOG.info(
-                        "Transaction {}, the first the log delivered after the snapshot at {},"
-                                + " logged changes before that position: placed after the"
-                                + " snapshot's rows",
-                        ev.transaction(),
-                        SourcePosition.postgres(settleAfter));
-            }
-            ev = ev.following(settleAfter + 1);
+        if (ev.noCommitBefore()) {
+            ev = placeFirstStreamed(ev);
         }
         if (ev.position() == null) {
             if (lastPosition == null) {
@@ -500,6 +491,28 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         }
         settleAfter = key;
         progress.put(SETTLE_AFTER_KEY, key);
+    }
+
+    /**
+     * Places a change of the first transaction the log delivers after a snapshot, or after a start
+     * without one: Debezium names no commit before it, so its changes carry their own LSNs and
+     * would fall in as many windows. All of them go in one: right after the position of a snapshot
+     * still settling (a change made before that position would otherwise sort before the snapshot's
+     * rows, where the warehouse drops it as replaced), else at its first change's.
+     */
+    private ChangeEvent placeFirstStreamed(ChangeEvent ev) {
+        if (!ev.transaction().equals(firstStreamed)) {
+            firstStreamed = ev.transaction();
+            firstStreamedKey = settleAfter != Long.MIN_VALUE ? settleAfter + 1 : ev.windowKey();
+            if (settleAfter != Long.MIN_VALUE) {
+                LOG.info(
+                        "Transaction {}, the first the log delivered after the snapshot at {}:"
+                                + " placed right after the snapshot's rows",
+                        ev.transaction(),
+                        SourcePosition.postgres(settleAfter));
+            }
+        }
+        return ev.following(firstStreamedKey);
     }
 
     /** Ends the settling of a snapshot at a heartbeat logged after its position. */

@@ -237,6 +237,29 @@ class TableEventsTopologyTest {
 
     @ParameterizedTest(name = "flat={0}")
     @ValueSource(booleans = {false, true})
+    void theFirstTransactionStreamedWithNoSnapshotBeforeItStaysInOneWindow(boolean flat) {
+        try (TopologyHarness h =
+                new TopologyHarness(Map.of("interval", "0", "behind.lag", "0"), flat)) {
+            // a connector that streams without a snapshot names no commit before its first
+            h.followingNoCommit(1);
+            long first = h.change('c', null, row(1, "a", 1), 1, T0 + 10);
+            h.change('c', null, row(2, "b", 1), 1, T0 + 10);
+            h.change('c', null, row(3, "c", 1), 1, T0 + 10);
+            assertThat(h.markers())
+                    .as("no window of the transaction closes before it ends")
+                    .allMatch(m -> m.closedThrough() <= first);
+            h.change('u', null, row(1, "later", 2), 2, T0 + 20);
+            assertThat(h.changes())
+                    .filteredOn(c -> c.transaction().equals("1"))
+                    .extracting(NetChange::intervalStartMs)
+                    .hasSize(3)
+                    .containsOnly(h.changes().get(0).intervalStartMs());
+            assertThat(h.markers()).isNotEmpty();
+        }
+    }
+
+    @ParameterizedTest(name = "flat={0}")
+    @ValueSource(booleans = {false, true})
     void aSnapshotSettlingInItsOwnWindowClaimsNoSourceTimeUntilThatWindowCloses(boolean flat) {
         try (TopologyHarness h =
                 new TopologyHarness(Map.of("interval", "0", "behind.lag", "0"), flat)) {
