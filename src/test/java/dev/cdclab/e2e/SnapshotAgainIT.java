@@ -40,12 +40,7 @@ class SnapshotAgainIT {
         lab.awaitCaughtUp(Duration.ofSeconds(60));
 
         String connector = lab.pipeline().names().connectorName();
-        ConnectRestClient rest =
-                new ConnectRestClient(lab.pipeline().infrastructure().connectUrl());
-        rest.stop(connector);
-        await().atMost(Duration.ofSeconds(60))
-                .until(() -> rest.status(connector).connector(), "STOPPED"::equals);
-        rest.resetOffsets(connector);
+        ConnectRestClient rest = stopAndDeleteOffsets(connector);
         try (Connection c = lab.source().getConnection();
                 Statement s = c.createStatement()) {
             s.execute("DELETE FROM accounts WHERE id % 10 = 0");
@@ -84,12 +79,7 @@ class SnapshotAgainIT {
         }
         lab.awaitCaughtUp(Duration.ofSeconds(60));
         String connector = lab.pipeline().names().connectorName();
-        ConnectRestClient rest =
-                new ConnectRestClient(lab.pipeline().infrastructure().connectUrl());
-        rest.stop(connector);
-        await().atMost(Duration.ofSeconds(60))
-                .until(() -> rest.status(connector).connector(), "STOPPED"::equals);
-        rest.resetOffsets(connector);
+        ConnectRestClient rest = stopAndDeleteOffsets(connector);
 
         try (Connection open = lab.source().getConnection();
                 Statement s = open.createStatement();
@@ -114,6 +104,17 @@ class SnapshotAgainIT {
         lab.awaitCaughtUp(Duration.ofSeconds(90));
         VerificationResult v = lab.verify();
         assertThat(v.matches()).as(v.tables().toString()).isTrue();
+    }
+
+    /** Stops the connector and deletes its offsets: resumed, it takes a snapshot again. */
+    private static ConnectRestClient stopAndDeleteOffsets(String connector) {
+        ConnectRestClient rest =
+                new ConnectRestClient(lab.pipeline().infrastructure().connectUrl());
+        rest.stop(connector);
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> rest.status(connector).connector(), "STOPPED"::equals);
+        rest.resetOffsets(connector);
+        return rest;
     }
 
     private static final String HEARTBEAT_TABLE = DebeziumConnectorConfig.HEARTBEAT_TABLE;

@@ -102,6 +102,18 @@ public record ChangeEvent(
 
     /** The same event at {@code p}. */
     public ChangeEvent at(String p) {
+        return placed(p, windowKey, noCommitBefore);
+    }
+
+    /**
+     * The same PostgreSQL change, placed as if the last commit before its transaction were at
+     * {@code lastCommit}: for the first transaction streamed, which names none.
+     */
+    public ChangeEvent following(long lastCommit) {
+        return placed(SourcePosition.postgresAfterCommit(position, lastCommit), lastCommit, false);
+    }
+
+    private ChangeEvent placed(String p, long window, boolean noCommit) {
         return new ChangeEvent(
                 table,
                 key,
@@ -113,33 +125,8 @@ public record ChangeEvent(
                 p,
                 transaction,
                 transactionNumber,
-                windowKey,
-                noCommitBefore,
-                commitMs,
-                capturedMs,
-                kafkaAppendMs,
-                generatorCommitMicros,
-                snapshotRow);
-    }
-
-    /**
-     * The same PostgreSQL change, placed as if the last commit before its transaction were at
-     * {@code lastCommit}: for the first transaction streamed, which names none.
-     */
-    public ChangeEvent following(long lastCommit) {
-        return new ChangeEvent(
-                table,
-                key,
-                op,
-                after,
-                before,
-                unavailable,
-                schema,
-                SourcePosition.postgresAfterCommit(position, lastCommit),
-                transaction,
-                transactionNumber,
-                lastCommit,
-                false,
+                window,
+                noCommit,
                 commitMs,
                 capturedMs,
                 kafkaAppendMs,

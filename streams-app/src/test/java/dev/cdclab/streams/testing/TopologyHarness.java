@@ -125,9 +125,8 @@ public final class TopologyHarness implements AutoCloseable {
             Map<String, Object> after,
             long txId,
             long commitMs) {
-        int id = (Integer) (after != null ? after.get("id") : before.get("id"));
-        long l = ++lsn;
-        send(events.key(id), events.change(op, before, after, l, txId, commitMs), stamp(commitMs));
+        long l = lsn + 1;
+        changeAt(op, before, after, txId, commitMs, l);
         return l;
     }
 
