@@ -28,8 +28,9 @@ import java.util.List;
  *     events, larger for every transaction committed after it (PostgreSQL: the position of the
  *     previous commit; SQL Server: the commit LSN); {@link Long#MIN_VALUE} when the event has none
  * @param noCommitBefore true for a change PostgreSQL's log delivered naming no commit before its
- *     transaction: the first one streamed after a snapshot. Its window key and position are then
- *     its own LSN, which lies before the snapshot's position when the transaction began before it
+ *     transaction: the first one streamed after a snapshot, or after a start without one. Its
+ *     window key and position are then its own LSN, which lies before the snapshot's position when
+ *     the transaction began before it
  * @param commitMs source commit time ({@code source.ts_ms})
  * @param capturedMs when Debezium built the event (envelope {@code ts_ms})
  * @param kafkaAppendMs Kafka record timestamp
