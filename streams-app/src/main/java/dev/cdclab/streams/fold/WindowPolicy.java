@@ -29,6 +29,13 @@ public sealed interface WindowPolicy {
      */
     long bound(ChangeEvent ev, long newestCommitMs);
 
+    /**
+     * The bound through which every window holding a change seen so far is closed: what a settling
+     * snapshot waits for, so that it becomes visible with everything the log delivered before its
+     * heartbeat.
+     */
+    long boundOfAllSeen(ChangeEvent ev, long newestCommitMs);
+
     /** The earliest window still open once every window ending at or before the bound closed. */
     Interval earliestOpen(long closedThrough);
 
@@ -58,6 +65,11 @@ public sealed interface WindowPolicy {
         @Override
         public long bound(ChangeEvent ev, long newestCommitMs) {
             return ev.windowKey();
+        }
+
+        @Override
+        public long boundOfAllSeen(ChangeEvent ev, long newestCommitMs) {
+            return bound(ev, newestCommitMs);
         }
 
         @Override
@@ -98,6 +110,11 @@ public sealed interface WindowPolicy {
         public long bound(ChangeEvent ev, long newestCommitMs) {
             // markers move once per interval rather than once per transaction
             return Math.floorDiv(newestCommitMs - graceMs, intervalMs) * intervalMs;
+        }
+
+        @Override
+        public long boundOfAllSeen(ChangeEvent ev, long newestCommitMs) {
+            return Math.floorDiv(newestCommitMs, intervalMs) * intervalMs + intervalMs;
         }
 
         @Override

@@ -124,6 +124,13 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
 
     private long firstStreamedKey;
 
+    /**
+     * Once the heartbeat after a settling snapshot came, the bound through which every window
+     * holding a change delivered before it is complete: the snapshot settles when the windows close
+     * that far, all of them at once. {@link Long#MIN_VALUE} until then.
+     */
+    private long settleUntil = Long.MIN_VALUE;
+
     /** When a snapshot began to settle (wall clock), to warn while no heartbeat comes. */
     private long settlingSinceMs;
 
@@ -456,6 +463,12 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         }
         lastTimestamp = record.timestamp();
         long bound = policy.bound(ev, newestCommitMs);
+        if (settleUntil != Long.MIN_VALUE && bound >= settleUntil) {
+            LOG.info("Snapshot settled on partition {} at {}", task, ev.position());
+            settleAfter = Long.MIN_VALUE;
+            settleUntil = Long.MIN_VALUE;
+            progress.delete(SETTLE_AFTER_KEY);
+        }
         if (bound > closedThrough && heldFrom == Long.MIN_VALUE && settleAfter == Long.MIN_VALUE) {
             close(bound, policy instanceof WindowPolicy.FixedIntervals ? bound : before);
         }
@@ -515,17 +528,21 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         return ev.following(firstStreamedKey);
     }
 
-    /** Ends the settling of a snapshot at a heartbeat logged after its position. */
+    /**
+     * At the first heartbeat logged after a settling snapshot's position, sets where it settles:
+     * once the windows holding every change delivered so far can close (at once with windows per
+     * transaction; once grace has passed the heartbeat's interval with fixed intervals, whose
+     * earlier intervals can hold transactions the snapshot's rows already show).
+     */
     private void settleAt(ChangeEvent ev) {
         // a change's window key is the commit before its transaction: the first one the log
         // delivers after the snapshot may have the snapshot's own position
-        if (ev.table().equals(heartbeatTable)
+        if (settleUntil == Long.MIN_VALUE
+                && ev.table().equals(heartbeatTable)
                 && !ev.snapshot()
                 && ev.windowKey() != Long.MIN_VALUE
                 && ev.windowKey() >= settleAfter) {
-            LOG.info("Snapshot settled on partition {} at heartbeat {}", task, ev.position());
-            settleAfter = Long.MIN_VALUE;
-            progress.delete(SETTLE_AFTER_KEY);
+            settleUntil = policy.boundOfAllSeen(ev, Math.max(newestCommitMs, ev.commitMs()));
         }
     }
 

@@ -23,6 +23,7 @@ class SqlServerTopologyTest {
     private static final String TX1 = "00000027:00000758:0005";
     private static final String TX2 = "00000027:00000798:0003";
     private static final String TX3 = "00000028:00000010:0002";
+    private static final String TX4 = "00000029:00000010:0002";
 
     private static TopologyHarness harness(String interval) {
         return new TopologyHarness(Map.of("interval", interval, "grace", "100ms"));
@@ -66,6 +67,11 @@ class SqlServerTopologyTest {
                     ev.key("cdc_lab.heartbeat", 1),
                     ev.heartbeat(TX3, "00000028:00000008:0002", T0 + 1500),
                     T0 + 1505);
+            // the snapshot settles once its heartbeat's interval closes
+            h.send(
+                    ev.key("cdc_lab.heartbeat", 1),
+                    ev.heartbeat(TX4, "00000029:00000008:0002", T0 + 2200),
+                    T0 + 2205);
 
             List<NetChange> out = h.changes();
             assertThat(out).hasSize(2);
@@ -138,6 +144,10 @@ class SqlServerTopologyTest {
                     ev.key("cdc_lab.heartbeat", 1),
                     ev.heartbeat(TX3, "00000028:00000008:0002", T0 + 2500),
                     T0 + 2505);
+            h.send(
+                    ev.key("cdc_lab.heartbeat", 1),
+                    ev.heartbeat(TX4, "00000029:00000008:0002", T0 + 3200),
+                    T0 + 3205);
             List<NetChange> out = h.changes();
             NetChange gone =
                     out.stream()

@@ -125,6 +125,8 @@ class TableEventsTopologyTest {
             assertThat(h.tableEvents()).as("the table is still being read").isEmpty();
             h.snapshotRead(row(3, "c", 1), at, T0 + 100, "last_in_data_collection");
             h.heartbeat(T0 + 1100);
+            // the snapshot settles once its heartbeat's interval closes
+            h.heartbeat(T0 + 2200);
             TableEvent e = h.tableEvents().get(0);
             assertThat(h.tableEvents()).hasSize(1);
             assertThat(e.kind()).isEqualTo(TableEvent.Kind.SNAPSHOT);
@@ -196,6 +198,7 @@ class TableEventsTopologyTest {
                 h.changeAt('u', null, row(2, "moved", 2), 3, T0 + 150, at + 10);
                 h.change('u', null, row(2, "after tx 3", 3), 4, T0 + 160);
                 h.heartbeat(T0 + 2200);
+                h.heartbeat(T0 + 3200);
                 String snapshot = SourcePosition.commitStart(SourcePosition.postgres(at));
                 assertThat(h.tableEvents())
                         .extracting(TableEvent::position)
@@ -232,6 +235,43 @@ class TableEventsTopologyTest {
                                         assertThat(c.after().get("name").asText())
                                                 .isEqualTo("after tx 3"));
             }
+        }
+    }
+
+    @ParameterizedTest(name = "flat={0}")
+    @ValueSource(booleans = {false, true})
+    void withFixedIntervalsASnapshotSettlesWithEveryIntervalTheLogDeliveredBeforeItsHeartbeat(
+            boolean flat) {
+        try (TopologyHarness h =
+                new TopologyHarness(Map.of("interval", "500ms", "grace", "100ms"), flat)) {
+            h.change('c', null, row(1, "a0", 1), 1, T0 + 10);
+            h.change('c', null, row(2, "b0", 1), 2, T0 + 20);
+            h.heartbeat(T0 + 700);
+            long at = h.lsn() + 100;
+            // the SELECT ran after transactions 3 and 4 committed: it read their rows
+            h.snapshotRead(row(1, "a2", 3), at, T0 + 1000, "first_in_data_collection");
+            h.snapshotRead(row(2, "b2", 2), at, T0 + 1000, "last_in_data_collection");
+            h.change('u', null, row(1, "a1", 2), 3, T0 + 1200);
+            // a transfer in the next interval, committed before the SELECT and within grace of
+            // the heartbeat that ends the settling
+            h.change('u', null, row(1, "a2", 3), 4, T0 + 1550);
+            h.change('u', null, row(2, "b2", 2), 4, T0 + 1550);
+            h.heartbeat(T0 + 1600);
+            assertThat(h.markers())
+                    .as("the snapshot's interval waits for the one its heartbeat reached")
+                    .allMatch(m -> m.closedThrough() <= T0 + 1000);
+            h.change('u', null, row(1, "a3", 4), 5, T0 + 1650);
+            h.heartbeat(T0 + 2200);
+            assertThat(h.markers().get(h.markers().size() - 1).closedThrough())
+                    .isEqualTo(T0 + 2000);
+            assertThat(h.changes())
+                    .filteredOn(c -> c.key().get("id").asInt() == 1)
+                    .last()
+                    .satisfies(c -> assertThat(c.after().get("name").asText()).isEqualTo("a3"));
+            assertThat(h.changes())
+                    .filteredOn(c -> c.key().get("id").asInt() == 2)
+                    .last()
+                    .satisfies(c -> assertThat(c.after().get("name").asText()).isEqualTo("b2"));
         }
     }
 
