@@ -503,6 +503,8 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                     task);
         }
         settleAfter = key;
+        // a snapshot after the heartbeat that would have settled an earlier one waits for its own
+        settleUntil = Long.MIN_VALUE;
         progress.put(SETTLE_AFTER_KEY, key);
     }
 

@@ -277,6 +277,29 @@ class TableEventsTopologyTest {
 
     @ParameterizedTest(name = "flat={0}")
     @ValueSource(booleans = {false, true})
+    void aSnapshotStartedWhileAnEarlierOneWaitsForItsIntervalWaitsForItsOwnHeartbeat(boolean flat) {
+        try (TopologyHarness h =
+                new TopologyHarness(Map.of("interval", "500ms", "grace", "100ms"), flat)) {
+            h.change('c', null, row(1, "a0", 1), 1, T0 + 10);
+            h.heartbeat(T0 + 700);
+            long first = h.lsn() + 100;
+            h.snapshotRead(row(1, "a1", 1), first, T0 + 1000, "last_in_data_collection");
+            h.heartbeat(T0 + 1100);
+            long second = h.lsn() + 100;
+            h.snapshotRead(row(1, "a2", 1), second, T0 + 1200, "last_in_data_collection");
+            h.change('u', null, row(1, "a3", 2), 2, T0 + 1650);
+            assertThat(h.markers())
+                    .as("the second snapshot has seen no heartbeat of its own")
+                    .allMatch(m -> m.closedThrough() <= T0 + 1000);
+            h.heartbeat(T0 + 1700);
+            h.heartbeat(T0 + 2200);
+            assertThat(h.markers().get(h.markers().size() - 1).closedThrough())
+                    .isEqualTo(T0 + 2000);
+        }
+    }
+
+    @ParameterizedTest(name = "flat={0}")
+    @ValueSource(booleans = {false, true})
     void theFirstTransactionStreamedWithNoSnapshotBeforeItStaysInOneWindow(boolean flat) {
         try (TopologyHarness h =
                 new TopologyHarness(Map.of("interval", "0", "behind.lag", "0"), flat)) {
