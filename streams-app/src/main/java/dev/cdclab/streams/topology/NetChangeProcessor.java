@@ -125,6 +125,13 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     private long firstStreamedKey;
 
     /**
+     * Where {@link #firstStreamedKey} and {@link #firstStreamed} are kept in the task's schema
+     * store: a task restarted in the middle of that transaction gives the rest of it the same
+     * window.
+     */
+    private static final long FIRST_STREAMED_KEY = -4L;
+
+    /**
      * Once the heartbeat after a settling snapshot came, the bound through which every window
      * holding a change delivered before it is complete: the snapshot settles when the windows close
      * that far, all of them at once. {@link Long#MIN_VALUE} until then.
@@ -300,6 +307,15 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         this.reading = table == null ? null : new String(table, StandardCharsets.UTF_8);
         byte[] first = schemaStore.get(SNAPSHOT_FIRST_KEY);
         this.snapshotFirst = first == null ? null : heldFirst(first);
+        byte[] streamed = schemaStore.get(FIRST_STREAMED_KEY);
+        if (streamed == null) {
+            firstStreamed = "";
+        } else {
+            String s = new String(streamed, StandardCharsets.UTF_8);
+            int space = s.indexOf(' ');
+            firstStreamedKey = Long.parseLong(s.substring(0, space));
+            firstStreamed = s.substring(space + 1);
+        }
         // init runs again when a task is revived: the store is the truth
         open.clear();
         schemas.clear();
@@ -519,6 +535,9 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         if (!ev.transaction().equals(firstStreamed)) {
             firstStreamed = ev.transaction();
             firstStreamedKey = settleAfter != Long.MIN_VALUE ? settleAfter + 1 : ev.windowKey();
+            schemaStore.put(
+                    FIRST_STREAMED_KEY,
+                    (firstStreamedKey + " " + firstStreamed).getBytes(StandardCharsets.UTF_8));
             if (settleAfter != Long.MIN_VALUE) {
                 LOG.info(
                         "Transaction {}, the first the log delivered after the snapshot at {}:"
