@@ -31,7 +31,9 @@ final class MergeSql {
     /**
      * MERGE of a staging table into the target: newer changes win, deletes remove rows, inserts of
      * keys deleted at a newer position (tombstones) are skipped, unchanged columns keep their
-     * value.
+     * value. A staged key's tombstone is looked up by key, one probe each: a join is planned from
+     * statistics that may predate the table's tombstones, and then compares each staged change with
+     * all of them (840 ms for 800 changes against 10,915 tombstones).
      */
     static String merge(
             TableName target,
@@ -78,11 +80,12 @@ final class MergeSql {
         String insertVals = rowValues(columns, caster);
         return "MERGE INTO "
                 + qualified(target)
-                + " AS t USING (SELECT s.*, tb.lsn AS _tomb FROM "
-                + stage
-                + " s LEFT JOIN cdc_lab.tombstones tb ON tb.table_name = "
+                + " AS t USING (SELECT s.*, (SELECT tb.lsn FROM cdc_lab.tombstones tb WHERE"
+                + " tb.table_name = "
                 + literal(target.toString())
-                + " AND tb.key = s._key) AS s ON "
+                + " AND tb.key = s._key) AS _tomb FROM "
+                + stage
+                + " s) AS s ON "
                 + on
                 + " WHEN MATCHED AND s._lsn > t._cdc_lsn AND s._op = 'd' THEN DELETE"
                 + " WHEN MATCHED AND s._lsn > t._cdc_lsn THEN UPDATE SET "
@@ -206,18 +209,18 @@ final class MergeSql {
                 + " GROUP BY key)";
     }
 
-    /** Records the newest delete position per key, so stale replays cannot resurrect rows. */
+    /**
+     * Records the newest delete position per key, so stale replays cannot resurrect rows. An upsert
+     * probes the tombstones' key once per staged delete: a join is planned from statistics that may
+     * predate the table's tombstones, and then compares each staged delete with all of them.
+     */
     static String tombstones(TableName target, String stage) {
-        return "MERGE INTO cdc_lab.tombstones AS t USING (SELECT _key, _lsn, _commit_ms FROM "
+        return "INSERT INTO cdc_lab.tombstones AS t (table_name, key, lsn, commit_ms) SELECT "
+                + literal(target.toString())
+                + ", _key, _lsn, _commit_ms FROM "
                 + stage
-                + " WHERE _op = 'd') AS s ON t.table_name = "
-                + literal(target.toString())
-                + " AND t.key = s._key"
-                + " WHEN MATCHED AND s._lsn > t.lsn THEN UPDATE SET lsn = s._lsn, commit_ms ="
-                + " s._commit_ms"
-                + " WHEN NOT MATCHED THEN INSERT (table_name, key, lsn, commit_ms) VALUES ("
-                + literal(target.toString())
-                + ", s._key, s._lsn, s._commit_ms)";
+                + " WHERE _op = 'd' ON CONFLICT (table_name, key) DO UPDATE SET lsn ="
+                + " EXCLUDED.lsn, commit_ms = EXCLUDED.commit_ms WHERE EXCLUDED.lsn > t.lsn";
     }
 
     /**

@@ -657,6 +657,18 @@ abstract class WarehouseContract {
     }
 
     @Test
+    void aKeyDeletedAgainKeepsItsNewestDeleteAgainstStaleInserts() throws Exception {
+        writer.apply(List.of(upsert(table, 1, "a", null, 10)), 100);
+        writer.apply(List.of(delete(table, 1, 20)), 200);
+        writer.apply(List.of(upsert(table, 1, "b", null, 30)), 300);
+        writer.apply(List.of(delete(table, 1, 40)), 400);
+        writer.apply(List.of(upsert(table, 1, "b", null, 30)), 400);
+        assertThat(names()).as("replayed insert between the two deletes").isEmpty();
+        writer.apply(List.of(upsert(table, 1, "c", null, 50)), 500);
+        assertThat(names()).isEqualTo(Map.of(1, "c"));
+    }
+
+    @Test
     void unchangedColumnsKeepTheirValue() throws Exception {
         writer.apply(List.of(upsert(table, 1, "a", "big value", 10)), 100);
         ObjectNode after = row(1, "b", "__debezium_unavailable_value");
