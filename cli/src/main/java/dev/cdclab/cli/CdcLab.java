@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
         subcommands = {
             RunCommand.class,
             BenchCommand.class,
+            ApplyBenchCommand.class,
             OverheadCommand.class,
             ExperimentCommand.class,
             ChaosCommand.class,

@@ -66,6 +66,32 @@ class CdcLabCliTest {
     }
 
     @Test
+    void applyBenchPrintsARowPerSizeAndRefusesSettingsThatMeasureNothing() {
+        Result r =
+                run(
+                        "apply-bench",
+                        "--rows",
+                        "1000,3000",
+                        "--transactions",
+                        "3",
+                        "--warmup-transactions",
+                        "0",
+                        "--changes",
+                        "50",
+                        "--work-dir",
+                        dir.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out())
+                .containsPattern("(?m)^ +1,000 \\|")
+                .containsPattern("(?m)^ +3,000 \\|")
+                .contains("p50 at 3,000 rows / p50 at 1,000 rows: ");
+        Result none = run("apply-bench", "--changes", "0", "--work-dir", dir.toString());
+        assertThat(none.code()).isEqualTo(CdcLab.USAGE);
+        assertThat(none.err().strip())
+                .isEqualTo("cdc-lab: error: changes per transaction must be at least 1");
+    }
+
+    @Test
     void overheadKeepsPasswordsOutOfItsExperimentFile() {
         Result r =
                 run(

@@ -1,0 +1,236 @@
+package dev.cdclab.lab.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cdclab.change.ColumnSpec;
+import dev.cdclab.change.NetChange;
+import dev.cdclab.change.NetChangeMode;
+import dev.cdclab.change.NetOperation;
+import dev.cdclab.change.RowImage;
+import dev.cdclab.change.Schemas;
+import dev.cdclab.change.SourcePosition;
+import dev.cdclab.change.StageTimes;
+import dev.cdclab.sink.warehouse.WarehouseWriter;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.function.LongConsumer;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The warehouse apply alone, against the size of the table it writes: a table is filled through the
+ * writer to a given number of rows, then warehouse transactions of net changes (new keys, updates
+ * and deletes of random existing keys, every one newer than the table) are applied and timed one by
+ * one, as the sink applies what the net-change log holds.
+ */
+public final class ApplyBench {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** The table's columns: a bigint key and four columns of the usual kinds. */
+    static final List<ColumnSpec> COLUMNS =
+            List.of(
+                    new ColumnSpec("id", "INT8", true, false, null, null, "int64", null, null),
+                    new ColumnSpec("status", "TEXT", false, true, null, null, "string", null, null),
+                    new ColumnSpec("qty", "INT4", false, true, null, null, "int32", null, null),
+                    new ColumnSpec("amount", "NUMERIC", false, true, 12, 2, "string", null, null),
+                    new ColumnSpec("note", "TEXT", false, true, null, null, "string", null, null));
+
+    private static final Schemas.Described SCHEMA = Schemas.describe(COLUMNS);
+
+    /** Rows per warehouse transaction while filling the table. */
+    private static final int FILL_BATCH = 50_000;
+
+    /**
+     * What one measurement applies.
+     *
+     * @param transactions warehouse transactions timed
+     * @param warmupTransactions transactions applied first and not timed (the JIT compiles the
+     *     writer meanwhile)
+     * @param changesPerTransaction net changes in each
+     * @param insertShare share of them that insert a new key; the rest update or delete existing
+     *     keys, three to one
+     * @param seed random seed, so runs are comparable
+     */
+    public record Settings(
+            int transactions,
+            int warmupTransactions,
+            int changesPerTransaction,
+            double insertShare,
+            long seed) {
+        public Settings {
+            if (transactions < 1) {
+                throw new IllegalArgumentException("transactions must be at least 1");
+            }
+            if (warmupTransactions < 0) {
+                throw new IllegalArgumentException("warm-up transactions must be 0 or more");
+            }
+            if (changesPerTransaction < 1) {
+                throw new IllegalArgumentException("changes per transaction must be at least 1");
+            }
+            if (insertShare < 0 || insertShare > 1) {
+                throw new IllegalArgumentException("insert share must be between 0 and 1");
+            }
+        }
+    }
+
+    /**
+     * One table size's figures.
+     *
+     * @param tableRows rows in the table when the timed transactions began
+     * @param fillSeconds time to fill it
+     * @param wallMicros wall time per timed transaction (write and commit), microseconds
+     * @param cpuMicros CPU time of the applying thread per timed transaction, microseconds (a
+     *     server warehouse's own CPU is not in it)
+     * @param endRows rows in the table after the timed transactions
+     */
+    public record Result(
+            long tableRows,
+            double fillSeconds,
+            Histogram wallMicros,
+            Histogram cpuMicros,
+            long endRows) {}
+
+    private final WarehouseWriter writer;
+    private final String table;
+    private final Settings settings;
+    private final SplittableRandom random;
+    private final BitSet deleted = new BitSet();
+    private long nextKey;
+    private long live;
+    private long lsn = 1_000;
+    private long commitMs = 1_700_000_000_000L;
+    private long transaction = 1;
+
+    /**
+     * A bench on one table of the warehouse {@code writer} opened.
+     *
+     * @param table {@code schema.table}, new or empty
+     */
+    public ApplyBench(WarehouseWriter writer, String table, Settings settings) {
+        this.writer = writer;
+        this.table = table;
+        this.settings = settings;
+        this.random = new SplittableRandom(settings.seed());
+    }
+
+    /**
+     * Fills the table to {@code rows}, then applies and times the transactions.
+     *
+     * @param filled told the rows written so far while filling
+     */
+    public Result run(long rows, LongConsumer filled) throws SQLException {
+        long t0 = System.nanoTime();
+        while (nextKey < rows) {
+            List<NetChange> batch = new ArrayList<>();
+            int n = (int) Math.min(FILL_BATCH, rows - nextKey);
+            for (int i = 0; i < n; i++) {
+                batch.add(insert());
+            }
+            apply(batch);
+            filled.accept(nextKey);
+        }
+        double fillSeconds = (System.nanoTime() - t0) / 1e9;
+        long before = live;
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        Histogram wall = new Histogram(3);
+        Histogram cpu = new Histogram(3);
+        for (int t = 0; t < settings.warmupTransactions() + settings.transactions(); t++) {
+            List<NetChange> batch = transaction();
+            long cpu0 = threads.getCurrentThreadCpuTime();
+            long w0 = System.nanoTime();
+            apply(batch);
+            if (t >= settings.warmupTransactions()) {
+                wall.recordValue(Math.max(1, (System.nanoTime() - w0) / 1_000));
+                cpu.recordValue(Math.max(1, (threads.getCurrentThreadCpuTime() - cpu0) / 1_000));
+            }
+        }
+        return new Result(before, fillSeconds, wall, cpu, live);
+    }
+
+    private void apply(List<NetChange> batch) throws SQLException {
+        writer.apply(batch, commitMs);
+        commitMs++;
+        transaction++;
+    }
+
+    /** One transaction's net changes, one per key. */
+    private List<NetChange> transaction() {
+        List<NetChange> batch = new ArrayList<>(settings.changesPerTransaction());
+        Set<Long> touched = new HashSet<>();
+        for (int i = 0; i < settings.changesPerTransaction(); i++) {
+            if (live == 0 || random.nextDouble() < settings.insertShare()) {
+                batch.add(insert());
+                continue;
+            }
+            long key = existingKey(touched);
+            if (key < 0) {
+                batch.add(insert());
+            } else if (random.nextInt(4) == 0) {
+                deleted.set((int) key);
+                live--;
+                batch.add(change(NetOperation.DELETE, key, null));
+            } else {
+                batch.add(change(NetOperation.UPDATE, key, row(key, "updated")));
+            }
+        }
+        return batch;
+    }
+
+    /** A random live key not yet changed in this transaction; -1 when a few tries find none. */
+    private long existingKey(Set<Long> touched) {
+        for (int tries = 0; tries < 32; tries++) {
+            long key = random.nextLong(nextKey);
+            if (!deleted.get((int) key) && touched.add(key)) {
+                return key;
+            }
+        }
+        return -1;
+    }
+
+    private NetChange insert() {
+        long key = nextKey++;
+        live++;
+        return change(NetOperation.INSERT, key, row(key, "new"));
+    }
+
+    private ObjectNode row(long key, String status) {
+        ObjectNode n = JSON.createObjectNode();
+        n.put("id", key);
+        n.put("status", status);
+        n.put("qty", (int) (key % 1_000));
+        n.put("amount", (key % 100_000) + ".25");
+        n.put("note", "note for row " + key);
+        return n;
+    }
+
+    private NetChange change(NetOperation op, long key, ObjectNode after) {
+        ObjectNode k = JSON.createObjectNode();
+        k.put("id", key);
+        String position = SourcePosition.postgres(lsn++);
+        return new NetChange(
+                table,
+                op,
+                k,
+                after == null ? null : RowImage.of(after),
+                null,
+                List.of(),
+                SCHEMA,
+                commitMs,
+                commitMs + 1,
+                position,
+                position,
+                Long.toString(transaction),
+                commitMs,
+                1,
+                false,
+                NetChangeMode.ALL,
+                new StageTimes(commitMs, commitMs, commitMs, commitMs),
+                null);
+    }
+}
