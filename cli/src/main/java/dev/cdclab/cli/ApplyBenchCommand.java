@@ -9,6 +9,7 @@ import dev.cdclab.lab.report.PrefillProgress;
 import dev.cdclab.orchestration.infra.WarehouseServer;
 import dev.cdclab.sink.warehouse.WarehouseWriter;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -108,7 +109,8 @@ final class ApplyBenchCommand implements Callable<Integer> {
             names = "--work-dir",
             paramLabel = "DIR",
             description =
-                    "Directory for the warehouse and logs (default: cdc-lab-runs/<time>-<id>).")
+                    "Directory for the warehouse and logs; the warehouse is removed at the end"
+                            + " (default: cdc-lab-runs/<time>-<id>).")
     Path workDir;
 
     @Option(
@@ -121,6 +123,18 @@ final class ApplyBenchCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         if (rows.isEmpty() || rows.stream().anyMatch(r -> r < 0)) {
             throw new IllegalArgumentException("--rows must list sizes of 0 or more");
+        }
+        if (transactions < 1) {
+            throw new IllegalArgumentException("--transactions must be at least 1");
+        }
+        if (warmupTransactions < 0) {
+            throw new IllegalArgumentException("--warmup-transactions must be 0 or more");
+        }
+        if (changes < 1) {
+            throw new IllegalArgumentException("--changes must be at least 1");
+        }
+        if (insertShare < 0 || insertShare > 1) {
+            throw new IllegalArgumentException("--insert-share must be between 0 and 1");
         }
         ApplyBench.Settings settings =
                 new ApplyBench.Settings(
@@ -184,6 +198,11 @@ final class ApplyBenchCommand implements Callable<Integer> {
                             ms(r.cpuMicros(), 50),
                             Numbers.count(r.endRows()));
                     sizes.add(asMap(r));
+                }
+                if (server == null) {
+                    // a table of millions of rows is hundreds of MB: the figures are what stays
+                    Files.deleteIfExists(work.resolve("apply-" + n + ".duckdb"));
+                    Files.deleteIfExists(work.resolve("apply-" + n + ".duckdb.wal"));
                 }
             }
         } finally {

@@ -66,7 +66,7 @@ class CdcLabCliTest {
     }
 
     @Test
-    void applyBenchPrintsARowPerSizeAndRefusesSettingsThatMeasureNothing() {
+    void applyBenchPrintsARowPerSizeAndRefusesSettingsThatMeasureNothing() throws Exception {
         Result r =
                 run(
                         "apply-bench",
@@ -85,10 +85,14 @@ class CdcLabCliTest {
                 .containsPattern("(?m)^ +1,000 \\|")
                 .containsPattern("(?m)^ +3,000 \\|")
                 .contains("p50 at 3,000 rows / p50 at 1,000 rows: ");
+        try (var left = java.nio.file.Files.list(dir)) {
+            assertThat(left.map(p -> p.getFileName().toString()))
+                    .as("the warehouses are removed; the logs stay")
+                    .containsExactly("logs");
+        }
         Result none = run("apply-bench", "--changes", "0", "--work-dir", dir.toString());
         assertThat(none.code()).isEqualTo(CdcLab.USAGE);
-        assertThat(none.err().strip())
-                .isEqualTo("cdc-lab: error: changes per transaction must be at least 1");
+        assertThat(none.err().strip()).isEqualTo("cdc-lab: error: --changes must be at least 1");
     }
 
     @Test

@@ -163,12 +163,13 @@ public final class ApplyBench {
     private List<NetChange> transaction() {
         List<NetChange> batch = new ArrayList<>(settings.changesPerTransaction());
         Set<Long> touched = new HashSet<>();
+        long existing = nextKey;
         for (int i = 0; i < settings.changesPerTransaction(); i++) {
-            if (live == 0 || random.nextDouble() < settings.insertShare()) {
+            if (existing == 0 || live == 0 || random.nextDouble() < settings.insertShare()) {
                 batch.add(insert());
                 continue;
             }
-            long key = existingKey(touched);
+            long key = existingKey(existing, touched);
             if (key < 0) {
                 batch.add(insert());
             } else if (random.nextInt(4) == 0) {
@@ -182,10 +183,13 @@ public final class ApplyBench {
         return batch;
     }
 
-    /** A random live key not yet changed in this transaction; -1 when a few tries find none. */
-    private long existingKey(Set<Long> touched) {
+    /**
+     * A random live key below {@code bound} (the keys before this transaction) not yet changed in
+     * it; -1 when a few tries find none.
+     */
+    private long existingKey(long bound, Set<Long> touched) {
         for (int tries = 0; tries < 32; tries++) {
-            long key = random.nextLong(nextKey);
+            long key = random.nextLong(bound);
             if (!deleted.get((int) key) && touched.add(key)) {
                 return key;
             }

@@ -45,6 +45,22 @@ class ApplyBenchTest {
     }
 
     @Test
+    void anEmptyTableGetsInsertsUntilItHasRowsToChange() throws Exception {
+        String url = "jdbc:duckdb:" + dir.resolve("empty.duckdb");
+        try (WarehouseWriter writer = new WarehouseWriter(url, null, null)) {
+            ApplyBench.Result r =
+                    new ApplyBench(
+                                    writer,
+                                    "bench.apply_0",
+                                    new ApplyBench.Settings(3, 0, 50, 0.45, 1))
+                            .run(0, n -> {});
+            assertThat(r.tableRows()).isZero();
+            // the first transaction can only insert; the later ones change some of its rows
+            assertThat(r.endRows()).isBetween(50L + 2 * 10, 50L + 2 * 45);
+        }
+    }
+
+    @Test
     void settingsThatMeasureNothingAreRefused() {
         assertThatThrownBy(() -> new ApplyBench.Settings(0, 0, 10, 0.5, 1))
                 .hasMessage("transactions must be at least 1");
