@@ -3,14 +3,13 @@ package dev.cdclab.streams;
 import static dev.cdclab.streams.testing.DebeziumEvents.row;
 import static dev.cdclab.streams.testing.KafkaTestClients.committed;
 import static dev.cdclab.streams.testing.KafkaTestClients.consumerFromStart;
+import static dev.cdclab.streams.testing.KafkaTestClients.netChanges;
 import static dev.cdclab.streams.testing.KafkaTestClients.producer;
 import static dev.cdclab.streams.testing.KafkaTestClients.send;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.cdclab.change.NetChange;
-import dev.cdclab.change.NetChangeCodec;
-import dev.cdclab.change.NetChangeRecord;
 import dev.cdclab.embedded.KafkaBroker;
 import dev.cdclab.streams.testing.DebeziumEvents;
 import dev.cdclab.streams.topology.NetChangeTopology;
@@ -127,7 +126,7 @@ class ClosedWindowOutageIT {
                         await().atMost(Duration.ofSeconds(90))
                                 .until(
                                         () -> {
-                                            out.addAll(poll(consumer));
+                                            out.addAll(netChanges(consumer));
                                             return out.stream().anyMatch(c -> id(c) == 2);
                                         });
                     }
@@ -178,16 +177,5 @@ class ClosedWindowOutageIT {
             }
         }
         return total;
-    }
-
-    private static List<NetChange> poll(KafkaConsumer<byte[], byte[]> consumer) {
-        List<NetChange> changes = new ArrayList<>();
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-            NetChangeRecord rec = NetChangeCodec.decode(r.value());
-            if (rec instanceof NetChange c) {
-                changes.add(c);
-            }
-        }
-        return changes;
     }
 }

@@ -1,29 +1,26 @@
 package dev.cdclab.streams;
 
 import static dev.cdclab.streams.testing.DebeziumEvents.row;
+import static dev.cdclab.streams.testing.KafkaTestClients.admin;
+import static dev.cdclab.streams.testing.KafkaTestClients.appSettings;
 import static dev.cdclab.streams.testing.KafkaTestClients.committed;
 import static dev.cdclab.streams.testing.KafkaTestClients.consumerFromStart;
+import static dev.cdclab.streams.testing.KafkaTestClients.createTopics;
+import static dev.cdclab.streams.testing.KafkaTestClients.netChanges;
 import static dev.cdclab.streams.testing.KafkaTestClients.producer;
 import static dev.cdclab.streams.testing.KafkaTestClients.send;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.cdclab.change.NetChange;
-import dev.cdclab.change.NetChangeCodec;
-import dev.cdclab.change.NetChangeRecord;
 import dev.cdclab.embedded.KafkaBroker;
 import dev.cdclab.streams.testing.DebeziumEvents;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.Test;
@@ -45,32 +42,18 @@ class FirstTransactionRestartIT {
             @TempDir Path first, @TempDir Path second) throws Exception {
         try (KafkaBroker kafka = KafkaBroker.builder().start()) {
             String run = "first-tx-" + System.nanoTime();
-            String netChanges = run + ".net-changes";
-            Map<String, String> settings = new HashMap<>();
-            settings.put("bootstrap.servers", kafka.bootstrapServers());
-            settings.put("application.id", run);
-            settings.put("net.changes.topic", netChanges);
-            settings.put("marker.interval", "0ms");
-            settings.put("state.dir", first.toString());
+            Map<String, String> settings = appSettings(kafka.bootstrapServers(), run, first);
+            String netChanges = settings.get("net.changes.topic");
             NetChangeConfig config = NetChangeConfig.of(settings);
             String changes = config.changeTopic();
             DebeziumEvents events = new DebeziumEvents();
             long t0 = System.currentTimeMillis() - 60_000;
             events.followingNoCommit(700);
-            try (Admin admin =
-                            Admin.create(
-                                    Map.of(
-                                            AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                                            kafka.bootstrapServers()));
+            try (Admin admin = admin(kafka.bootstrapServers());
                     KafkaProducer<byte[], byte[]> producer = producer(kafka.bootstrapServers());
                     KafkaConsumer<byte[], byte[]> output =
                             consumerFromStart(kafka.bootstrapServers(), netChanges)) {
-                admin.createTopics(
-                                List.of(
-                                        new NewTopic(changes, 1, (short) 1),
-                                        new NewTopic(netChanges, 1, (short) 1)))
-                        .all()
-                        .get(30, TimeUnit.SECONDS);
+                createTopics(admin, changes, netChanges);
                 try (NetChangeApp app = new NetChangeApp(config)) {
                     app.start(Duration.ofSeconds(60));
                     send(
@@ -123,16 +106,5 @@ class FirstTransactionRestartIT {
                 }
             }
         }
-    }
-
-    private static List<NetChange> netChanges(KafkaConsumer<byte[], byte[]> consumer) {
-        List<NetChange> changes = new ArrayList<>();
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-            NetChangeRecord record = NetChangeCodec.decode(r.value());
-            if (record instanceof NetChange c) {
-                changes.add(c);
-            }
-        }
-        return changes;
     }
 }
