@@ -232,7 +232,7 @@ final class ApplyBenchCommand implements Callable<Integer> {
             m.put("insert_share", insertShare);
             m.put("seed", seed);
             m.put("sizes", sizes);
-            m.put("p50_ratio_largest_to_smallest", ratio == null ? null : Numbers.round3(ratio));
+            m.put("p50_ratio_last_to_first", ratio == null ? null : Numbers.round3(ratio));
             m.put("machine", Machine.describe());
             JsonText.write(reportJson, m);
         }
