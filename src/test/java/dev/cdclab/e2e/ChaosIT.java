@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Timeout;
  * warehouse equal to the source, or with the pipeline stopped and saying why, and a pipeline that
  * lost a Streams or sink process (killed and restarted, or killed with another instance left) flows
  * again within seconds. Every scenario runs a transfer workload while a watcher reads the warehouse
- * continuously: no read may show part of a source transaction. CI runs all of them.
+ * continuously: no read may show part of a source transaction. CI runs every scenario but one
+ * ({@link #NOT_IN_CI}); {@code cdc-lab chaos} runs them all.
  */
 @Tag("chaos")
 @Timeout(2400)
@@ -46,8 +47,20 @@ class ChaosIT {
      */
     static final long MAX_CONSUMER_STALL_MS = 20_000;
 
-    /** Every scenario {@code cdc-lab chaos} has: all of them pass on this stack. */
-    static final List<String> ALL = Scenarios.all().stream().map(Scenario::name).toList();
+    /**
+     * Left to {@code cdc-lab chaos}, to keep CI under 30 minutes: a controlled stop of the node
+     * leading a topic, the longest scenario (about two minutes), whose leader changes {@code
+     * cluster-leader-kill} also makes, harder (killed {@code -9}, fenced, restarted with its logs
+     * recovered).
+     */
+    static final Set<String> NOT_IN_CI = Set.of("cluster-leader-stop");
+
+    /** The scenarios CI runs: every one {@code cdc-lab chaos} has but {@link #NOT_IN_CI}. */
+    static final List<String> IN_CI =
+            Scenarios.all().stream()
+                    .map(Scenario::name)
+                    .filter(n -> !NOT_IN_CI.contains(n))
+                    .toList();
 
     /**
      * The scenarios' data and logs, under the module's build directory rather than a temporary one:
@@ -57,6 +70,8 @@ class ChaosIT {
 
     @Test
     void everyScenarioLosesNothingOrStopsLoudly() throws Exception {
+        // a renamed scenario must not slip into CI unnoticed, nor this list go stale
+        assertThat(Scenarios.all().stream().map(Scenario::name)).containsAll(NOT_IN_CI);
         deleteTree(WORK);
         Files.createDirectories(WORK);
         Path json = WORK.resolve("chaos.json");
@@ -64,7 +79,7 @@ class ChaosIT {
                 TestHelper.cdcLab(
                         "chaos",
                         "--scenarios",
-                        String.join(",", ALL),
+                        String.join(",", IN_CI),
                         "--work-dir",
                         WORK.resolve("work").toString(),
                         "--report-json",
@@ -99,7 +114,10 @@ class ChaosIT {
             assertThat(s.get("torn_reads").asLong()).as(s.toString()).isZero();
             assertThat(s.get("faults_injected").asInt()).as(s.toString()).isPositive();
         }
-        assertThat(names).containsExactlyElementsOf(ALL).containsAll(CONSUMER_KILLS);
+        assertThat(names)
+                .containsExactlyElementsOf(IN_CI)
+                .containsAll(CONSUMER_KILLS)
+                .contains("cluster-leader-kill");
         assertThat(code).as(out).isZero();
         assertThat(out).contains("scenarios passed");
         deleteTree(WORK);
