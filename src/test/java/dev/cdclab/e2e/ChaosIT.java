@@ -9,6 +9,7 @@ import dev.cdclab.chaos.Scenarios;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -19,13 +20,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * {@code cdc-lab chaos} as a user runs it: each fault is injected into a real pipeline (processes
- * killed, slots dropped or invalidated, garbage on topics), and each scenario must end with the
- * warehouse equal to the source, or with the pipeline stopped and saying why, and a pipeline that
- * lost a Streams or sink process (killed and restarted, or killed with another instance left) flows
- * again within seconds. Every scenario runs a transfer workload while a watcher reads the warehouse
- * continuously: no read may show part of a source transaction. CI runs every scenario but one
- * ({@link #NOT_IN_CI}); {@code cdc-lab chaos} runs them all.
+ * {@code ./cdc-lab chaos} as a user runs it, through the launcher: each fault is injected into a
+ * real pipeline (processes killed, slots dropped or invalidated, garbage on topics), and each
+ * scenario must end with the warehouse equal to the source, or with the pipeline stopped and saying
+ * why, and a pipeline that lost a Streams or sink process (killed and restarted, or killed with
+ * another instance left) flows again within seconds. Every scenario runs a transfer workload while
+ * a watcher reads the warehouse continuously: no read may show part of a source transaction. CI
+ * runs every scenario but one ({@link #NOT_IN_CI}); {@code cdc-lab chaos} runs them all.
  */
 @Tag("chaos")
 @Timeout(2400)
@@ -76,17 +77,20 @@ class ChaosIT {
         Files.createDirectories(WORK);
         Path json = WORK.resolve("chaos.json");
         TestHelper.CliRun run =
-                TestHelper.cdcLab(
+                TestHelper.cdcLabLauncher(
+                        WORK.resolve("chaos.out").toAbsolutePath(),
+                        Duration.ofMinutes(38),
                         "chaos",
                         "--scenarios",
                         String.join(",", IN_CI),
                         "--work-dir",
-                        WORK.resolve("work").toString(),
+                        WORK.resolve("work").toAbsolutePath().toString(),
                         "--report-json",
-                        json.toString());
+                        json.toAbsolutePath().toString());
         int code = run.code();
         String out = run.out();
         System.out.println(out);
+        assertThat(json).as(out).exists();
         JsonNode report = new ObjectMapper().readTree(json.toFile());
         List<String> names = new ArrayList<>();
         for (JsonNode s : report.get("scenarios")) {

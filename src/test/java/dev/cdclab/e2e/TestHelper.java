@@ -50,6 +50,43 @@ final class TestHelper {
     }
 
     /**
+     * Runs {@code ./cdc-lab ARGS} from the repository root, the launcher a user runs: its JVM
+     * settings, its class path of jars (so the stages' JVMs a command starts share class-data
+     * archives, as they do for a user), in a process of its own. Standard output and error go to
+     * {@code out} and {@code out.err}. A run that outlives {@code timeout} is stopped with SIGTERM,
+     * so that it stops the processes it started.
+     */
+    static CliRun cdcLabLauncher(Path out, Duration timeout, String... args)
+            throws IOException, InterruptedException {
+        Path root = Path.of("..").toAbsolutePath().normalize();
+        List<String> cmd = new ArrayList<>(List.of(root.resolve("cdc-lab").toString()));
+        cmd.addAll(List.of(args));
+        Path err = out.resolveSibling(out.getFileName() + ".err");
+        Process p =
+                new ProcessBuilder(cmd)
+                        .directory(root.toFile())
+                        .redirectOutput(out.toFile())
+                        .redirectError(err.toFile())
+                        .start();
+        try {
+            if (!p.waitFor(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                throw new AssertionError(
+                        "./cdc-lab " + String.join(" ", args) + " ran over " + timeout);
+            }
+        } finally {
+            if (p.isAlive()) {
+                p.destroy();
+                if (!p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                }
+            }
+        }
+        String printed = Files.readString(out, StandardCharsets.UTF_8);
+        String errors = Files.readString(err, StandardCharsets.UTF_8);
+        return new CliRun(p.exitValue(), errors.isBlank() ? printed : printed + errors);
+    }
+
+    /**
      * {@code cdc-lab up} running in this JVM, started by {@link #up}; {@link
      * dev.cdclab.cli.CdcLab#stopRunning()} stops it.
      *
