@@ -214,26 +214,17 @@ final class RunCommand implements Callable<Integer> {
         SecondSample s = engine.latest();
         String phase = engine.phase();
         PhaseEngine.LoadProgress lp = engine.loadProgress();
-        String shortfall =
-                lp != null && lp.belowTarget()
-                        ? String.format(
-                                Locale.ROOT,
-                                " | target %s tx/s not reached: the source takes %s tx/s",
-                                Numbers.rate(lp.targetRate()),
-                                Numbers.rate(lp.txPerSecond()))
-                        : "";
+        String shortfall = lp == null ? "" : lp.shortfall();
         if (s == null || phase.equals("warmup") || phase.equals("settle")) {
             if (lp == null) {
                 return String.format(Locale.ROOT, "%5.0fs | %s", engine.phaseSeconds(), phase);
             }
             return String.format(
                     Locale.ROOT,
-                    "%5.0fs | %s | source %s tx/s, %s ch/s | backlog %s%s",
+                    "%5.0fs | %s | %s%s",
                     engine.phaseSeconds(),
                     phase,
-                    Numbers.rate(lp.txPerSecond()),
-                    Numbers.count(Math.round(lp.changesPerSecond())),
-                    Numbers.count(lp.backlog()),
+                    lp.describe(),
                     shortfall);
         }
         return String.format(

@@ -223,7 +223,10 @@ public final class ExperimentRunner {
         } else {
             b.append(eng.phase()).append(' ').append(Math.round(eng.phaseSeconds())).append(" s");
             SecondSample s = eng.latest();
-            if (s != null && !eng.phase().equals("warmup")) {
+            PhaseEngine.LoadProgress lp = eng.loadProgress();
+            if (eng.phase().equals("warmup") && lp != null) {
+                b.append(" | ").append(lp.describe()).append(lp.shortfall());
+            } else if (s != null && !eng.phase().equals("warmup")) {
                 b.append(" | source ")
                         .append(Numbers.count(s.sourceChangesPerSecond()))
                         .append(" ch/s | backlog ")
@@ -232,7 +235,7 @@ public final class ExperimentRunner {
                         .append(Double.isNaN(s.p99Ms()) ? "-" : Numbers.ms(s.p99Ms()));
             }
         }
-        b.append(" | ETA ").append(Durations.format(Duration.ofSeconds(Math.round(eta))));
+        b.append(" | ETA ").append(eta(Math.round(eta)));
         String page = currentPage;
         if (page != null) {
             b.append(" | live ").append(page);
@@ -242,6 +245,11 @@ public final class ExperimentRunner {
 
     private static double seconds(long since) {
         return (System.nanoTime() - since) / 1e9;
+    }
+
+    /** Seconds left, as a reader takes them in at a glance: {@code 45 s}, {@code 13 min 5 s}. */
+    static String eta(long seconds) {
+        return seconds < 60 ? seconds + " s" : seconds / 60 + " min " + seconds % 60 + " s";
     }
 
     private String cellLine(ExperimentCell c, CellMetrics m, double secs) {

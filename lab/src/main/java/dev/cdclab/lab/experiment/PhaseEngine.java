@@ -1,6 +1,7 @@
 package dev.cdclab.lab.experiment;
 
 import dev.cdclab.capture.CaptureConfig;
+import dev.cdclab.format.Numbers;
 import dev.cdclab.lab.bench.CpuMeter;
 import dev.cdclab.lab.report.RunReport;
 import dev.cdclab.load.run.LoadRunner;
@@ -341,6 +342,30 @@ public final class PhaseEngine {
         /** True when the source has fallen more than 10% short of a target rate. */
         public boolean belowTarget() {
             return targetRate > 0 && txPerSecond < 0.9 * targetRate;
+        }
+
+        /** {@code source T tx/s, C ch/s | backlog B}, for a progress line. */
+        public String describe() {
+            return "source "
+                    + Numbers.rate(txPerSecond)
+                    + " tx/s, "
+                    + Numbers.count(Math.round(changesPerSecond))
+                    + " ch/s | backlog "
+                    + Numbers.count(backlog);
+        }
+
+        /**
+         * {@code | target R tx/s not reached: the source takes T tx/s} when {@link #belowTarget},
+         * else empty.
+         */
+        public String shortfall() {
+            return belowTarget()
+                    ? " | target "
+                            + Numbers.rate(targetRate)
+                            + " tx/s not reached: the source takes "
+                            + Numbers.rate(txPerSecond)
+                            + " tx/s"
+                    : "";
         }
     }
 
