@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -69,14 +70,14 @@ final class TestHelper {
                         .redirectError(err.toFile())
                         .start();
         try {
-            if (!p.waitFor(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new AssertionError(
                         "./cdc-lab " + String.join(" ", args) + " ran over " + timeout);
             }
         } finally {
             if (p.isAlive()) {
                 p.destroy();
-                if (!p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
+                if (!p.waitFor(60, TimeUnit.SECONDS)) {
                     p.destroyForcibly();
                 }
             }

@@ -223,10 +223,12 @@ public final class ExperimentRunner {
         } else {
             b.append(eng.phase()).append(' ').append(Math.round(eng.phaseSeconds())).append(" s");
             SecondSample s = eng.latest();
-            PhaseEngine.LoadProgress lp = eng.loadProgress();
-            if (eng.phase().equals("warmup") && lp != null) {
-                b.append(" | ").append(lp.describe()).append(lp.shortfall());
-            } else if (s != null && !eng.phase().equals("warmup")) {
+            if (eng.phase().equals("warmup")) {
+                PhaseEngine.LoadProgress lp = eng.loadProgress();
+                if (lp != null) {
+                    b.append(" | ").append(lp.describe()).append(lp.shortfall());
+                }
+            } else if (s != null) {
                 b.append(" | source ")
                         .append(Numbers.count(s.sourceChangesPerSecond()))
                         .append(" ch/s | backlog ")
