@@ -76,10 +76,11 @@ public final class EmptyTableScans<R extends ConnectRecord<R>> implements Transf
         } else {
             headers.addString(LSN_HEADER, lsn.toString());
         }
-        // the net-change app takes the record's time as the snapshot's: the notification's own,
-        // taken when the scan ended. Debezium leaves the record's unset, so Kafka would stamp it
-        // when Connect sends it, which can be after a change the stream has not yet delivered
-        // and would close that change's window before it arrives.
+        // the record's time places the empty table's event in a fixed interval: the notification's
+        // own, the nearest to the scan Debezium gives (Kafka would stamp it later still, when
+        // Connect sends it). It is not a commit time: Debezium sends the notification after the
+        // snapshot, and it can be after transactions the stream has yet to deliver, so the
+        // net-change app never counts it as one.
         Long scanned = schema.field("timestamp") == null ? null : value.getInt64("timestamp");
         return record.newRecord(
                 topic,

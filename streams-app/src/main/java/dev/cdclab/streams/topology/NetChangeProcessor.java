@@ -473,7 +473,11 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         }
         // everything before this event is in windows it may close: they reach this commit time
         long before = newestCommitMs;
-        newestCommitMs = Math.max(newestCommitMs, ev.commitMs());
+        if (ev.snapshotRow() != ChangeEvent.SnapshotRow.EMPTY_TABLE) {
+            // an empty table's time is when Debezium sent its notification, not a commit: it can
+            // be after transactions the log has yet to deliver, which it would claim are applied
+            newestCommitMs = Math.max(newestCommitMs, ev.commitMs());
+        }
         if (ev.windowKey() > openKey) {
             openKey = ev.windowKey();
         }
