@@ -183,6 +183,11 @@ public final class NetChangeTopology {
         p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 10);
         GroupMembership.consumerSettings(config.get(NetChangeConfig.SESSION_TIMEOUT))
                 .forEach((k, v) -> p.put(StreamsConfig.mainConsumerPrefix(k), v));
+        // with no record to read, the thread waits in poll up to poll.ms (100 ms by default), and
+        // a marker held back by marker.interval goes out only when it wakes: wake that often
+        p.put(
+                StreamsConfig.POLL_MS_CONFIG,
+                Math.max(1L, config.get(NetChangeConfig.MARKER_INTERVAL).toMillis()));
         config.kafkaOverrides().forEach(p::put);
         if (config.get(NetChangeConfig.GUARANTEE) == NetChangeConfig.Guarantee.AT_LEAST_ONCE) {
             // tells the fold when a closed window's output is committed (its state goes then)
