@@ -12,7 +12,7 @@ package dev.cdclab.change;
  *     time in ms for fixed intervals; a position in the source's commit order for windows cut at
  *     transaction boundaries)
  * @param sourceMs the source commit time the closed windows reach: every transaction the source
- *     committed before it is in them
+ *     acknowledged as committed before its clock read this time is in them
  * @param windows the settings the task cuts windows with ({@code interval=... grace=... mode=...}):
  *     tasks whose markers say different things cannot be read together; empty when not said
  */

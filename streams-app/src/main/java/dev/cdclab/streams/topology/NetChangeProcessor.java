@@ -413,6 +413,11 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
         if (ev.noCommitBefore()) {
             ev = placeFirstStreamed(ev);
         }
+        // a row an incremental snapshot read and a table a snapshot found empty carry the time
+        // Debezium sent them, not a commit: it can be after transactions the log has yet to
+        // deliver, which counted as a commit time it would claim are applied
+        boolean committed =
+                ev.position() != null && ev.snapshotRow() != ChangeEvent.SnapshotRow.EMPTY_TABLE;
         if (ev.position() == null) {
             if (lastPosition == null) {
                 deadLetter(
@@ -471,11 +476,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                 default -> {}
             }
         }
-        // everything before this event is in windows it may close: they reach this commit time
-        long before = newestCommitMs;
-        if (ev.snapshotRow() != ChangeEvent.SnapshotRow.EMPTY_TABLE) {
-            // an empty table's time is when Debezium sent its notification, not a commit: it can
-            // be after transactions the log has yet to deliver, which it would claim are applied
+        if (committed) {
             newestCommitMs = Math.max(newestCommitMs, ev.commitMs());
         }
         if (ev.windowKey() > openKey) {
@@ -490,7 +491,10 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
             progress.delete(SETTLE_AFTER_KEY);
         }
         if (bound > closedThrough && heldFrom == Long.MIN_VALUE && settleAfter == Long.MIN_VALUE) {
-            close(bound, policy instanceof WindowPolicy.FixedIntervals ? bound : before);
+            // every transaction before this one is in a closed window, and so is every one
+            // acknowledged before the newest commit time seen: a source takes a transaction's
+            // commit time before it logs the commit, and acknowledges it after
+            close(bound, policy instanceof WindowPolicy.FixedIntervals ? bound : newestCommitMs);
         }
         emitMarkerIfDue(false);
     }

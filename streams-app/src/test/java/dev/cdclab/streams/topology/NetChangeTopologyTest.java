@@ -54,6 +54,24 @@ class NetChangeTopologyTest {
                 Arguments.of("DIU", NetOperation.UPDATE, "v3"));
     }
 
+    @Test
+    void aTransactionClaimsItsOwnCommitTimeOnceEveryOneBeforeItIsClosed() {
+        try (TopologyHarness h = harness(Map.of("interval", "0", "behind.lag", "0"))) {
+            h.change('c', null, row(1, "a", 1), 1, T0 + 100);
+            h.change('u', null, row(1, "b", 2), 2, T0 + 200);
+            // a transaction the source acknowledged before its clock read T0 + 200 logged its
+            // commit before transaction 2 took that time: it is in the window just closed
+            assertThat(h.markers().get(h.markers().size() - 1).sourceMs()).isEqualTo(T0 + 200);
+            h.heartbeat(T0 + 1200);
+            assertThat(h.markers().get(h.markers().size() - 1).sourceMs())
+                    .as("an idle source's first heartbeat says the warehouse has caught up")
+                    .isEqualTo(T0 + 1200);
+            assertThat(h.changes())
+                    .extracting(c -> c.after().get("name").asText())
+                    .containsExactly("a", "b");
+        }
+    }
+
     @ParameterizedTest(name = "{0} -> {1}")
     @MethodSource("sequences")
     void foldsOneKeyInsideOneInterval(String ops, NetOperation expected, String finalName) {
