@@ -40,6 +40,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
@@ -276,13 +277,37 @@ public final class WarehouseSink implements AutoCloseable {
         }
     }
 
-    /** Where each partition's log ended at the last fetch, for partitions not yet read to it. */
+    /** The longest wait for the log's end offsets before the round settles for the last fetch's. */
+    private static final Duration END_OFFSETS_TIMEOUT = Duration.ofMillis(500);
+
+    /**
+     * Where each assigned partition's log ends now, for partitions not yet read to it. The end is
+     * asked of the brokers (the last stable offset, as the sink reads committed records only): the
+     * records a round's first poll returns come from a fetch the consumer sent as the previous
+     * round's poll returned, so the log end that fetch saw misses what arrived during the previous
+     * warehouse transaction, which would otherwise wait a whole round more. When the brokers do not
+     * answer in time, the last fetch's end serves.
+     */
     private Map<TopicPartition, Long> logEnds() {
-        Map<TopicPartition, Long> ends = new HashMap<>();
+        Set<TopicPartition> known = new HashSet<>();
         for (TopicPartition tp : consumer.assignment()) {
-            var lag = consumer.currentLag(tp);
-            if (lag.isPresent() && lag.getAsLong() > 0) {
-                ends.put(tp, consumer.position(tp) + lag.getAsLong());
+            if (consumer.currentLag(tp).isPresent()) {
+                known.add(tp);
+            }
+        }
+        Map<TopicPartition, Long> ends = new HashMap<>();
+        Map<TopicPartition, Long> now;
+        try {
+            now = consumer.endOffsets(known, END_OFFSETS_TIMEOUT);
+        } catch (TimeoutException e) {
+            now = new HashMap<>();
+            for (TopicPartition tp : known) {
+                now.put(tp, consumer.position(tp) + consumer.currentLag(tp).orElse(0));
+            }
+        }
+        for (var e : now.entrySet()) {
+            if (e.getValue() != null && consumer.position(e.getKey()) < e.getValue()) {
+                ends.put(e.getKey(), e.getValue());
             }
         }
         return ends;
