@@ -637,6 +637,23 @@ abstract class WarehouseContract {
         }
     }
 
+    /**
+     * The writer runs the same statements in every warehouse transaction: changes and replays of
+     * keys far from those the statements first met still find their rows.
+     */
+    @Test
+    void changesToKeysBeyondThoseOfEarlierTransactionsFindTheirRows() throws Exception {
+        writer.apply(List.of(insert(table, 1, "a", 10), insert(table, 2, "b", 11)), 100);
+        writer.apply(List.of(upsert(table, 1, "a2", null, 20)), 200);
+        // a replay, while the table has no tombstone
+        writer.apply(List.of(upsert(table, 2, "stale", null, 5)), 300);
+        writer.apply(List.of(insert(table, 1000, "x", 30), insert(table, 1001, "y", 31)), 400);
+        writer.apply(List.of(upsert(table, 1000, "x2", null, 40), delete(table, 1001, 41)), 500);
+        writer.apply(
+                List.of(upsert(table, 1000, "stale", null, 35), insert(table, 1001, "y", 31)), 600);
+        assertThat(names()).isEqualTo(Map.of(1, "a2", 2, "b", 1000, "x2"));
+    }
+
     @Test
     void aChangeOlderThanOrEqualToTheStoredPositionIsIgnored() throws Exception {
         writer.apply(List.of(upsert(table, 1, "new", null, 20)), 100);
