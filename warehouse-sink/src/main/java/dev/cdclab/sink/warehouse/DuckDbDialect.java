@@ -41,6 +41,9 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
      */
     private final Map<String, PreparedStatement> prepared = new HashMap<>();
 
+    /** An appender per staging table, kept open: creating one cost as much as the rows it took. */
+    private final Map<String, DuckDBAppender> appenders = new HashMap<>();
+
     private PreparedStatement prepared(Connection c, String sql) throws SQLException {
         PreparedStatement ps = prepared.get(sql);
         if (ps == null) {
@@ -322,6 +325,14 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
         // staging tables created in the rolled-back transaction are gone
         super.rolledBack();
         forgetPrepared();
+        for (DuckDBAppender ap : appenders.values()) {
+            try {
+                ap.close();
+            } catch (SQLException e) {
+                // its staging table is gone with the transaction
+            }
+        }
+        appenders.clear();
         stagings.clear();
         rowEstimates.clear();
         indexed.clear();
@@ -418,31 +429,34 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
             if (st.keyIndex() >= 0) {
                 ensureKeyIndex(c, t, columns.get(st.keyIndex()));
             }
-            DuckDBConnection duck = c.unwrap(DuckDBConnection.class);
+            DuckDBAppender ap = appenders.get(st.stage());
+            if (ap == null) {
+                ap = c.unwrap(DuckDBConnection.class).createAppender("temp", "main", st.stage());
+                appenders.put(st.stage(), ap);
+            }
             boolean unchanged = false;
             int deletes = 0;
             int absent = 0;
-            try (DuckDBAppender ap = duck.createAppender("temp", "main", st.stage())) {
-                for (StagedRow r : rows) {
-                    ap.beginRow();
-                    ap.append(r.delete() ? "d" : r.absent() ? "i" : "u");
-                    ap.append(r.position());
-                    ap.append(r.commitMs());
-                    ap.append(r.key());
-                    ap.append(r.unchanged());
-                    for (String v : r.values()) {
-                        if (v == null) {
-                            ap.appendNull();
-                        } else {
-                            ap.append(v);
-                        }
+            for (StagedRow r : rows) {
+                ap.beginRow();
+                ap.append(r.delete() ? "d" : r.absent() ? "i" : "u");
+                ap.append(r.position());
+                ap.append(r.commitMs());
+                ap.append(r.key());
+                ap.append(r.unchanged());
+                for (String v : r.values()) {
+                    if (v == null) {
+                        ap.appendNull();
+                    } else {
+                        ap.append(v);
                     }
-                    ap.endRow();
-                    unchanged |= !r.delete() && r.unchanged().length() > 1;
-                    deletes += r.delete() ? 1 : 0;
-                    absent += !r.delete() && r.absent() ? 1 : 0;
                 }
+                ap.endRow();
+                unchanged |= !r.delete() && r.unchanged().length() > 1;
+                deletes += r.delete() ? 1 : 0;
+                absent += !r.delete() && r.absent() ? 1 : 0;
             }
+            ap.flush();
             if (unchanged) {
                 update(c, st.fill());
             }
