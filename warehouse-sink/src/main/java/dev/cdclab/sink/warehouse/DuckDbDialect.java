@@ -296,14 +296,19 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
                 ap.append(r.old());
                 ap.append(r.position());
                 ap.append(r.commitMs());
-                for (String v : r.values()) {
-                    if (v == null) {
-                        ap.appendNull();
-                    } else {
-                        ap.append(v);
-                    }
-                }
+                appendTexts(ap, r.values());
                 ap.endRow();
+            }
+        }
+    }
+
+    /** Appends the staged texts of a row's columns, NULL where there is none. */
+    private static void appendTexts(DuckDBAppender ap, String[] values) throws SQLException {
+        for (String v : values) {
+            if (v == null) {
+                ap.appendNull();
+            } else {
+                ap.append(v);
             }
         }
     }
@@ -444,13 +449,7 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
                 ap.append(r.commitMs());
                 ap.append(r.key());
                 ap.append(r.unchanged());
-                for (String v : r.values()) {
-                    if (v == null) {
-                        ap.appendNull();
-                    } else {
-                        ap.append(v);
-                    }
-                }
+                appendTexts(ap, r.values());
                 ap.endRow();
                 unchanged |= !r.delete() && r.unchanged().length() > 1;
                 deletes += r.delete() ? 1 : 0;
