@@ -37,9 +37,21 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
         reader.setReadOnly(true);
     }
 
-    private final Map<String, String> stages = new HashMap<>();
+    /**
+     * Merges of at most this many staged rows run as prepared statements, which the driver prepares
+     * on the server from their fifth use on. PostgreSQL then plans such a merge once and keeps the
+     * plan until a table it reads changes (its statistics, its columns): planned for a stage this
+     * small, it looks the rows up by the warehouse table's key, which suits every smaller stage
+     * too. Larger merges are planned each time; planning costs little against their rows, and a
+     * plan made for a large stage (a scan of the whole table) is not kept for small ones.
+     */
+    static final int PREPARED_MAX_ROWS = 256;
+
+    /** A staging table and the statements that use it, per table and column signature. */
+    private record Stage(String name, String empty, String merge, String tombstones) {}
+
+    private final Map<String, Stage> stages = new HashMap<>();
     private int stagesCreated;
-    private final Map<String, String> merges = new HashMap<>();
 
     @Override
     public String name() {
@@ -336,27 +348,32 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
             boolean newer)
             throws SQLException {
         String signature = signature(t, columns) + "|" + String.join(",", warehouseOnly);
-        String stage = stages.get(signature);
+        Stage stage = stages.get(signature);
         try (Statement s = c.createStatement()) {
             if (stage == null) {
-                stage = "cdc_stage_" + stagesCreated++;
+                String name = "cdc_stage_" + stagesCreated++;
                 s.execute(
                         "CREATE TEMP TABLE IF NOT EXISTS "
-                                + stage
+                                + name
                                 + " (_op TEXT, _lsn TEXT COLLATE \"C\", _commit_ms BIGINT, _key TEXT,"
                                 + " _unchanged TEXT, "
                                 + columns.stream()
                                         .map(col -> quote(col.name()) + " TEXT")
                                         .collect(Collectors.joining(", "))
                                 + ") ON COMMIT DELETE ROWS");
-                analyzeEmpty(s, stage);
+                analyzeEmpty(s, name);
+                stage =
+                        new Stage(
+                                name,
+                                "DELETE FROM " + name,
+                                MergeSql.merge(t, name, columns, warehouseOnly, this::cast),
+                                MergeSql.tombstones(t, name));
                 stages.put(signature, stage);
-                merges.put(signature, MergeSql.merge(t, stage, columns, warehouseOnly, this::cast));
             } else {
                 // a commit empties the stage in place (ON COMMIT DELETE ROWS), so this scans no
                 // page unless the stage was filled earlier in this transaction; a TRUNCATE would
                 // give the table a new file and a catalog update in every transaction
-                s.execute("DELETE FROM " + stage);
+                update(c, stage.empty());
             }
             StringBuilder csv = new StringBuilder(rows.size() * 128);
             for (StagedRow r : rows) {
@@ -377,12 +394,23 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
                 }
                 csv.append('\n');
             }
-            copy(c, stage, csv);
-            long written = s.executeUpdate(merges.get(signature));
+            copy(c, stage.name(), csv);
+            long written =
+                    rows.size() <= PREPARED_MAX_ROWS
+                            ? update(c, stage.merge())
+                            : s.executeUpdate(stage.merge());
             if (rows.stream().anyMatch(StagedRow::delete)) {
-                s.executeUpdate(MergeSql.tombstones(t, stage));
+                // one plan (a scan of the stage) fits every size
+                update(c, stage.tombstones());
             }
             return written;
+        }
+    }
+
+    /** Runs a statement through the driver's cache of statements prepared on the server. */
+    private static int update(Connection c, String sql) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            return ps.executeUpdate();
         }
     }
 

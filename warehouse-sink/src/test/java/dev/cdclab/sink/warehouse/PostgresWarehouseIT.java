@@ -113,6 +113,81 @@ class PostgresWarehouseIT extends WarehouseContract {
         assertThat(namesOf(table)).containsExactly(Map.entry(1, "b"));
     }
 
+    /**
+     * A merge of a few rows runs as a statement the driver prepares on the server (from its fifth
+     * use), so PostgreSQL plans it once; a merge of many rows is planned each time, so a plan made
+     * for one large stage never serves the small ones after it.
+     */
+    @Test
+    void smallMergesArePreparedOnTheServerAndLargeOnesAreNot() throws Exception {
+        Target t = freshWarehouse();
+        PostgresWarehouseDialect d = new PostgresWarehouseDialect();
+        TableName few = TableName.of("public.few");
+        TableName many = TableName.of("public.many");
+        try (Connection c = d.connect(t.url(), t.user(), t.password())) {
+            d.createMetadataTables(c);
+            d.createTable(c, few, NetChanges.ITEMS);
+            d.createTable(c, many, NetChanges.ITEMS);
+            c.commit();
+            for (int round = 0; round < 6; round++) {
+                d.merge(c, few, NetChanges.ITEMS, List.of(), staged(round, 3), false);
+                d.merge(
+                        c,
+                        many,
+                        NetChanges.ITEMS,
+                        List.of(),
+                        staged(round, PostgresWarehouseDialect.PREPARED_MAX_ROWS + 1),
+                        false);
+                c.commit();
+            }
+            List<String> prepared = new ArrayList<>();
+            try (Statement s = c.createStatement();
+                    ResultSet rs =
+                            s.executeQuery(
+                                    "SELECT statement FROM pg_prepared_statements WHERE statement"
+                                            + " LIKE 'MERGE INTO %'")) {
+                while (rs.next()) {
+                    prepared.add(rs.getString(1).substring(0, 25));
+                }
+            }
+            assertThat(prepared).containsExactly("MERGE INTO \"public\".\"few\"");
+            assertThat(rowsNamed(c, few, "r5")).isEqualTo(3);
+            assertThat(rowsNamed(c, many, "r5"))
+                    .isEqualTo(PostgresWarehouseDialect.PREPARED_MAX_ROWS + 1);
+        }
+    }
+
+    private static int rowsNamed(Connection c, TableName t, String name) throws Exception {
+        try (Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT count(*) FROM "
+                                        + MergeSql.qualified(t)
+                                        + " WHERE name = '"
+                                        + name
+                                        + "'")) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
+    /** Upserts of keys 0 to {@code n - 1}, named after the round, at the round's position. */
+    private static List<StagedRow> staged(int round, int n) {
+        List<StagedRow> rows = new ArrayList<>(n);
+        for (int id = 0; id < n; id++) {
+            rows.add(
+                    new StagedRow(
+                            false,
+                            false,
+                            String.format("%08d", round),
+                            round,
+                            "{\"id\":" + id + "}",
+                            "",
+                            new String[] {Integer.toString(id), "r" + round, null, "1.50"}));
+        }
+        return rows;
+    }
+
     /** The file of the one staging table the writer's session has; it must have been analyzed. */
     private static long stageFile(Connection c) throws Exception {
         try (Statement s = c.createStatement();
