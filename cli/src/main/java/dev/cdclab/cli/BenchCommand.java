@@ -62,7 +62,7 @@ final class BenchCommand implements Callable<Integer> {
             paramLabel = "TX/S",
             description =
                     "Target rates to step through, tx/s (default: 800,1000,1200,1400,1600; with"
-                            + " --compare 400,800,1200,1600,2000,2400).")
+                            + " --compare 400 to 3600 in steps of 400).")
     List<Double> rates;
 
     @Option(
@@ -145,7 +145,9 @@ final class BenchCommand implements Callable<Integer> {
                 rates != null
                         ? rates
                         : compare != null
-                                ? List.of(400.0, 800.0, 1200.0, 1600.0, 2000.0, 2400.0)
+                                ? List.of(
+                                        400.0, 800.0, 1200.0, 1600.0, 2000.0, 2400.0, 2800.0,
+                                        3200.0, 3600.0)
                                 : List.of(800.0, 1000.0, 1200.0, 1400.0, 1600.0);
         if (ladder.isEmpty() || ladder.stream().anyMatch(r -> r <= 0)) {
             throw new IllegalArgumentException("--rates must list rates > 0");
