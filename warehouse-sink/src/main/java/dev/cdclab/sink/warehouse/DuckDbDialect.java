@@ -126,28 +126,43 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
         }
         try (Statement s = c.createStatement()) {
             // the merge statements are prepared once and run for every warehouse transaction:
-            // a plan that statistics rewrote for the rows a table held when it was prepared can
-            // miss rows written since (duckdb/duckdb#23704, #24182), so no plan depends on them
-            // (the setting holds for the whole database)
-            String disabled;
-            try (ResultSet rs = s.executeQuery("SELECT current_setting('disabled_optimizers')")) {
-                rs.next();
-                disabled = rs.getString(1);
-            }
-            if (!disabled.contains(NO_STATISTICS_REWRITES)) {
-                s.execute(
-                        "SET disabled_optimizers = '"
-                                + (disabled.isBlank()
-                                        ? NO_STATISTICS_REWRITES
-                                        : disabled + "," + NO_STATISTICS_REWRITES)
-                                + "'");
+            // before 2.0, a plan that statistics rewrote for the rows a table held when it was
+            // prepared can miss rows written since (duckdb/duckdb#23704, #24182; 2.0 plans
+            // prepared statements without them), so no plan depends on them (the setting holds
+            // for the whole database)
+            if (majorVersion(s) < 2) {
+                disable(s, NO_STATISTICS_REWRITES);
             }
         }
         c.setAutoCommit(false);
         return c;
     }
 
+    private static void disable(Statement s, String optimizer) throws SQLException {
+        String disabled;
+        try (ResultSet rs = s.executeQuery("SELECT current_setting('disabled_optimizers')")) {
+            rs.next();
+            disabled = rs.getString(1);
+        }
+        if (!disabled.contains(optimizer)) {
+            s.execute(
+                    "SET disabled_optimizers = '"
+                            + (disabled.isBlank() ? optimizer : disabled + "," + optimizer)
+                            + "'");
+        }
+    }
+
     private static final String NO_STATISTICS_REWRITES = "statistics_propagation";
+
+    /** The major version of the DuckDB library: {@code version()} reads {@code v1.5.6}. */
+    private static int majorVersion(Statement s) throws SQLException {
+        try (ResultSet rs = s.executeQuery("SELECT version()")) {
+            rs.next();
+            String v = rs.getString(1);
+            int dot = v.indexOf('.');
+            return Integer.parseInt(v.substring(v.startsWith("v") ? 1 : 0, dot));
+        }
+    }
 
     @Override
     public String sqlType(ColumnKind kind, ColumnSpec c) {
