@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.duckdb.DuckDBAppender;
@@ -162,6 +163,15 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
             int dot = v.indexOf('.');
             return Integer.parseInt(v.substring(v.startsWith("v") ? 1 : 0, dot));
         }
+    }
+
+    /**
+     * Checkpoints beside the writer ({@link DuckDbCheckpointer}); none for a database in memory.
+     */
+    @Override
+    public Upkeep startUpkeep(Connection writer) throws SQLException {
+        Optional<DuckDbCheckpointer> checkpointer = DuckDbCheckpointer.start(writer);
+        return checkpointer.isPresent() ? checkpointer.get() : () -> {};
     }
 
     @Override

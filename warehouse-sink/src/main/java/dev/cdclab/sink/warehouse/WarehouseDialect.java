@@ -18,6 +18,18 @@ public interface WarehouseDialect {
     /** Opens a connection with auto-commit off. */
     Connection connect(String url, String user, String password) throws SQLException;
 
+    /** Work a warehouse runs beside its writer; stopped before the writer's connection closes. */
+    interface Upkeep extends AutoCloseable {
+        /** Stops the work and releases what it holds. */
+        @Override
+        void close();
+    }
+
+    /** Starts the work this warehouse runs beside the writer on {@code writer}: none by default. */
+    default Upkeep startUpkeep(Connection writer) throws SQLException {
+        return () -> {};
+    }
+
     /** The warehouse type for a column. */
     String sqlType(ColumnKind kind, ColumnSpec column);
 

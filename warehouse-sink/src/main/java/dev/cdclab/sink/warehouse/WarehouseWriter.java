@@ -35,6 +35,7 @@ public final class WarehouseWriter implements AutoCloseable {
     private final String password;
     private final WarehouseDialect dialect;
     private final Connection connection;
+    private final WarehouseDialect.Upkeep upkeep;
     private final Map<TableName, Map<String, String>> knownColumns = new HashMap<>();
     private final Map<TableName, Set<String>> knownKeys = new HashMap<>();
     private final Map<TableName, TableState> tableStates = new HashMap<>();
@@ -68,6 +69,7 @@ public final class WarehouseWriter implements AutoCloseable {
         try {
             dialect.createMetadataTables(c);
             c.commit();
+            this.upkeep = dialect.startUpkeep(c);
         } catch (SQLException | RuntimeException e) {
             try {
                 c.close();
@@ -783,6 +785,7 @@ public final class WarehouseWriter implements AutoCloseable {
 
     @Override
     public void close() throws SQLException {
+        upkeep.close();
         connection.close();
     }
 }
