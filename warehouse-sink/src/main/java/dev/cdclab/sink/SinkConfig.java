@@ -54,7 +54,10 @@ public final class SinkConfig {
                             "must be a jdbc:duckdb: or jdbc:postgresql: URL")
                     .description(
                             "JDBC URL of the warehouse (DuckDB file or PostgreSQL database). DuckDB"
-                                    + " runs one thread unless the URL sets more (;threads=N).")
+                                    + " runs one thread unless the URL sets more (;threads=N),"
+                                    + " and is checkpointed beside the writer once its log holds"
+                                    + " three quarters of checkpoint_threshold"
+                                    + " (;checkpoint_threshold=SIZE, 16MiB by default).")
                     .build();
     public static final ConfigOption<String> WAREHOUSE_USER =
             stringOption("warehouse.user")
