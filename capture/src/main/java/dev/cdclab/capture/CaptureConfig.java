@@ -195,11 +195,12 @@ public final class CaptureConfig {
                     .build();
     public static final ConfigOption<Duration> HEARTBEAT =
             durationOption("heartbeat.interval")
-                    .defaultValue(Duration.ofSeconds(1))
+                    .defaultValue(Duration.ofMillis(250))
                     .check(d -> d.toMillis() >= 100, "must be >= 100ms")
                     .description(
                             "How often Debezium writes a heartbeat transaction to the source; it"
-                                    + " closes net-change intervals while the source is idle.")
+                                    + " closes net-change intervals while the source is idle, so"
+                                    + " the last transaction before a pause waits up to this long.")
                     .build();
     public static final ConfigOption<String> SNAPSHOT_MODE =
             stringOption("snapshot.mode")

@@ -496,7 +496,7 @@ public final class Pipeline implements AutoCloseable {
         private int partitions = 1;
         private Duration interval = Duration.ZERO;
         private Duration grace = Duration.ofMillis(100);
-        private Duration heartbeat = Duration.ofSeconds(1);
+        private Duration heartbeat = CaptureConfig.HEARTBEAT.defaultValue();
         private NetChangeMode mode = NetChangeMode.ALL;
         private NetChangeConfig.Guarantee guarantee = NetChangeConfig.Guarantee.AT_LEAST_ONCE;
         private boolean durable = true;
