@@ -277,6 +277,7 @@ final class RunCommand implements Callable<Integer> {
                                 m.catchUpSeconds(),
                                 p.sink().latency(),
                                 p.sink().stats().applyMillis(),
+                                m.cpu(),
                                 p.sourceSettings(),
                                 pipeline,
                                 InfraDescription.asMap(p.infrastructure()),

@@ -472,7 +472,8 @@ public final class PhaseEngine {
                 hlogWriter.outputLegend();
             }
             walStart = wal.position();
-            CpuMeter.Reading cpu0 = CpuMeter.read();
+            CpuMeter.ThreadWatch threads = new CpuMeter.ThreadWatch();
+            CpuMeter.Reading cpu0 = CpuMeter.read(threads);
             Sampler sampler =
                     new Sampler(ls, ns, ss, raw0, vanishedRaw0, wal, hlogWriter, System.nanoTime());
             ScheduledExecutorService tick =
@@ -482,7 +483,14 @@ public final class PhaseEngine {
                                 th.setDaemon(true);
                                 return th;
                             });
-            tick.scheduleAtFixedRate(sampler::sample, 1, 1, TimeUnit.SECONDS);
+            tick.scheduleAtFixedRate(
+                    () -> {
+                        sampler.sample();
+                        threads.sample();
+                    },
+                    1,
+                    1,
+                    TimeUnit.SECONDS);
             try {
                 enter("measure");
                 runner = r;
@@ -506,7 +514,7 @@ public final class PhaseEngine {
             }
             sampler.sample();
             walEnd = wal.position();
-            cpu = CpuMeter.read().since(cpu0);
+            cpu = CpuMeter.read(threads).since(cpu0);
             if (pipeline != null && catchUpFailure == null) {
                 enter("verify");
                 verification = pipeline.verify();

@@ -8,6 +8,7 @@ import static dev.cdclab.format.Numbers.round3;
 
 import dev.cdclab.format.JsonText;
 import dev.cdclab.format.Numbers;
+import dev.cdclab.lab.bench.CpuMeter;
 import dev.cdclab.load.run.LoadStats;
 import dev.cdclab.load.workload.Op;
 import dev.cdclab.orchestration.verify.TableResult;
@@ -50,6 +51,7 @@ public final class RunReport {
      * @param catchUpSeconds from load end until the warehouse had every committed change
      * @param latency sink latencies
      * @param applyMillis time per warehouse transaction
+     * @param cpu CPU used over the load and the catch-up, or null where not measured
      * @param sourceSettings source settings
      * @param pipeline pipeline settings
      * @param infrastructure kind and images of the services, as {@link InfraDescription#asMap}
@@ -81,6 +83,7 @@ public final class RunReport {
             double catchUpSeconds,
             LatencyRecorder latency,
             Histogram applyMillis,
+            CpuMeter.Usage cpu,
             Map<String, String> sourceSettings,
             Map<String, Object> pipeline,
             Map<String, Object> infrastructure,
@@ -145,6 +148,9 @@ public final class RunReport {
             stages.put(stageKey(e.getKey()), s);
         }
         m.put("stages_ms", stages);
+        if (f.cpu() != null && f.cpu().wallSeconds() > 0) {
+            m.put("cpu", cpuJson(f.cpu()));
+        }
         Map<String, Object> wl = new LinkedHashMap<>();
         wl.put("name", f.workload());
         wl.put("threads", f.threads());
@@ -203,6 +209,54 @@ public final class RunReport {
         m.put("keyless_tables", f.keylessTables());
         m.put("work_dir", f.workDir());
         return JsonText.of(m);
+    }
+
+    /**
+     * Cores busy on average over the load and the catch-up: the machine's, PostgreSQL's and this
+     * JVM's, split by what its threads work for.
+     */
+    static String cpuLine(CpuMeter.Usage u) {
+        StringBuilder b =
+                new StringBuilder(
+                        String.format(
+                                Locale.ROOT,
+                                "%s of %d cores busy over %s s (load and catch-up): PostgreSQL %s,"
+                                        + " this JVM %s",
+                                fixed2(u.cores(u.machineSeconds())),
+                                Runtime.getRuntime().availableProcessors(),
+                                fixed2(u.wallSeconds()),
+                                fixed2(u.cores(u.postgresSeconds())),
+                                fixed2(u.cores(u.jvmSeconds()))));
+        List<String> roles = new ArrayList<>();
+        u.jvmRoles()
+                .forEach(
+                        (role, seconds) -> {
+                            double cores = u.cores(seconds);
+                            if (cores >= 0.005) {
+                                roles.add(role.label() + " " + fixed2(cores));
+                            }
+                        });
+        if (!roles.isEmpty()) {
+            b.append(" (").append(String.join(", ", roles)).append(")");
+        }
+        double others = u.machineSeconds() - u.jvmSeconds() - u.postgresSeconds();
+        b.append(", other processes ").append(fixed2(u.cores(Math.max(0, others))));
+        return b.toString();
+    }
+
+    private static Map<String, Object> cpuJson(CpuMeter.Usage u) {
+        Map<String, Object> c = new LinkedHashMap<>();
+        c.put("wall_s", round3(u.wallSeconds()));
+        c.put("machine_s", round3(u.machineSeconds()));
+        c.put("postgres_s", round3(u.postgresSeconds()));
+        c.put("jvm_s", round3(u.jvmSeconds()));
+        Map<String, Object> roles = new LinkedHashMap<>();
+        u.jvmRoles()
+                .forEach(
+                        (role, seconds) ->
+                                roles.put(role.name().toLowerCase(Locale.ROOT), round3(seconds)));
+        c.put("jvm_by_role_s", roles);
+        return c;
     }
 
     static String stageKey(LatencyRecorder.Stage s) {
@@ -321,6 +375,9 @@ public final class RunReport {
             b.append(String.format(Locale.ROOT, "              %-40s ", e.getKey().label()))
                     .append(millis(e.getValue(), 1))
                     .append("\n");
+        }
+        if (f.cpu() != null && f.cpu().wallSeconds() > 0) {
+            b.append("cpu           ").append(cpuLine(f.cpu())).append("\n");
         }
         if (f.captureJob() != null) {
             Map<String, Object> j = f.captureJob();
