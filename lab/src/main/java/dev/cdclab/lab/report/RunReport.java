@@ -211,11 +211,14 @@ public final class RunReport {
         return JsonText.of(m);
     }
 
+    /** The share of the machine's cores busy from which the report calls it saturated. */
+    static final double SATURATED = 0.9;
+
     /**
      * Cores busy on average over the load and the catch-up: the machine's, PostgreSQL's and this
      * JVM's, split by what its threads work for.
      */
-    static String cpuLine(CpuMeter.Usage u) {
+    static String cpuLine(CpuMeter.Usage u, int machineCores) {
         StringBuilder b =
                 new StringBuilder(
                         String.format(
@@ -223,7 +226,7 @@ public final class RunReport {
                                 "%s of %d cores busy over %s s (load and catch-up): PostgreSQL %s,"
                                         + " this JVM %s",
                                 fixed2(u.cores(u.machineSeconds())),
-                                Runtime.getRuntime().availableProcessors(),
+                                machineCores,
                                 fixed2(u.wallSeconds()),
                                 fixed2(u.cores(u.postgresSeconds())),
                                 fixed2(u.cores(u.jvmSeconds()))));
@@ -241,6 +244,9 @@ public final class RunReport {
         }
         double others = u.machineSeconds() - u.jvmSeconds() - u.postgresSeconds();
         b.append(", other processes ").append(fixed2(u.cores(Math.max(0, others))));
+        if (u.cores(u.machineSeconds()) >= SATURATED * machineCores) {
+            b.append("; the machine was saturated: latency includes waiting for a core");
+        }
         return b.toString();
     }
 
@@ -377,7 +383,9 @@ public final class RunReport {
                     .append("\n");
         }
         if (f.cpu() != null && f.cpu().wallSeconds() > 0) {
-            b.append("cpu           ").append(cpuLine(f.cpu())).append("\n");
+            b.append("cpu           ")
+                    .append(cpuLine(f.cpu(), Runtime.getRuntime().availableProcessors()))
+                    .append("\n");
         }
         if (f.captureJob() != null) {
             Map<String, Object> j = f.captureJob();
