@@ -52,19 +52,7 @@ class CpuMeterTest {
         sink.join(TimeUnit.SECONDS.toMillis(30));
         CountDownLatch spun = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        Thread load =
-                new Thread(
-                        () -> {
-                            spinForAQuarterSecondOfCpu();
-                            spun.countDown();
-                            try {
-                                release.await();
-                            } catch (InterruptedException e) {
-                                Thread.currentThread().interrupt();
-                            }
-                        },
-                        "load-0");
-        load.start();
+        Thread load = spinThenHold("load-0", spun, release);
         assertThat(spun.await(30, TimeUnit.SECONDS)).isTrue();
         CpuMeter.Usage usage = CpuMeter.read().since(before);
         release.countDown();
@@ -88,19 +76,7 @@ class CpuMeterTest {
         CpuMeter.Reading before = CpuMeter.read(watch);
         CountDownLatch spun = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        Thread load =
-                new Thread(
-                        () -> {
-                            spinForAQuarterSecondOfCpu();
-                            spun.countDown();
-                            try {
-                                release.await();
-                            } catch (InterruptedException e) {
-                                Thread.currentThread().interrupt();
-                            }
-                        },
-                        "load-0");
-        load.start();
+        Thread load = spinThenHold("load-0", spun, release);
         assertThat(spun.await(30, TimeUnit.SECONDS)).isTrue();
         watch.sample();
         release.countDown();
@@ -124,6 +100,24 @@ class CpuMeterTest {
 
         assertThat(usage.jvmSeconds()).isGreaterThanOrEqualTo(0.3);
         assertThat(usage.machineSeconds()).isGreaterThanOrEqualTo(usage.jvmSeconds());
+    }
+
+    /** A started thread that spins a quarter second of CPU, says so, then waits to be released. */
+    private static Thread spinThenHold(String name, CountDownLatch spun, CountDownLatch release) {
+        Thread t =
+                new Thread(
+                        () -> {
+                            spinForAQuarterSecondOfCpu();
+                            spun.countDown();
+                            try {
+                                release.await();
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        },
+                        name);
+        t.start();
+        return t;
     }
 
     private static void spinForAQuarterSecondOfCpu() {
