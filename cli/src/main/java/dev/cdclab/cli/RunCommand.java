@@ -49,7 +49,7 @@ final class RunCommand implements Callable<Integer> {
     @Option(
             names = "--warmup",
             paramLabel = "DURATION",
-            defaultValue = "30s",
+            defaultValue = "60s",
             converter = Commands.DurationConverter.class,
             description =
                     "Load at the target rate before measuring, excluded from the results: the JVM compiles the pipeline's hot code in the first minute (default: ${DEFAULT-VALUE}; 0 = none).")
