@@ -17,9 +17,11 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
@@ -106,6 +108,15 @@ final class ApplyBenchCommand implements Callable<Integer> {
     boolean durable;
 
     @Option(
+            names = "--server-setting",
+            paramLabel = "NAME=VALUE",
+            description =
+                    "A PostgreSQL warehouse server setting on top of the embedded server's, e.g."
+                            + " shared_buffers=1GB; repeatable. The report prints what the server"
+                            + " ran with.")
+    Map<String, String> serverSettings = new LinkedHashMap<>();
+
+    @Option(
             names = "--work-dir",
             paramLabel = "DIR",
             description =
@@ -136,6 +147,19 @@ final class ApplyBenchCommand implements Callable<Integer> {
         if (insertShare < 0 || insertShare > 1) {
             throw new IllegalArgumentException("--insert-share must be between 0 and 1");
         }
+        if (!serverSettings.isEmpty() && warehouse != Warehouse.postgresql) {
+            throw new IllegalArgumentException(
+                    "--server-setting applies to --warehouse postgresql only");
+        }
+        for (var e : serverSettings.entrySet()) {
+            if (!e.getKey().matches("[a-z_][a-z0-9_.]*") || e.getValue().isBlank()) {
+                throw new IllegalArgumentException(
+                        "--server-setting must be NAME=VALUE with a PostgreSQL setting name, got "
+                                + e.getKey()
+                                + "="
+                                + e.getValue());
+            }
+        }
         ApplyBench.Settings settings =
                 new ApplyBench.Settings(
                         transactions, warmupTransactions, changes, insertShare, seed);
@@ -158,6 +182,7 @@ final class ApplyBenchCommand implements Callable<Integer> {
                 Machine.oneLine());
         out.println("work dir " + work);
         WarehouseServer server = null;
+        String serverLine = null;
         List<Map<String, Object>> sizes = new ArrayList<>();
         List<ApplyBench.Result> results = new ArrayList<>();
         try {
@@ -167,9 +192,11 @@ final class ApplyBenchCommand implements Callable<Integer> {
                         WarehouseServer.start(
                                 work.resolve("warehouse-pg"),
                                 work.resolve("logs").resolve("warehouse-pg.log"),
-                                durable);
+                                durable,
+                                serverSettings);
                 Commands.closeOnShutdown(server);
-                out.println("warehouse " + settingsLine(server));
+                serverLine = settingsLine(server, serverSettings.keySet());
+                out.println("warehouse " + serverLine);
             }
             out.println(
                     "      rows | fill s | p50 ms | p90 ms | p99 ms | JVM CPU ms p50 | rows after");
@@ -226,6 +253,7 @@ final class ApplyBenchCommand implements Callable<Integer> {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("warehouse", warehouse.name());
             m.put("durable", warehouse == Warehouse.postgresql ? durable : null);
+            m.put("server_settings", serverLine);
             m.put("transactions", transactions);
             m.put("warmup_transactions", warmupTransactions);
             m.put("changes_per_transaction", changes);
@@ -240,11 +268,14 @@ final class ApplyBenchCommand implements Callable<Integer> {
     }
 
     /** The warehouse server's settings that decide its durability and log volume. */
-    private static String settingsLine(WarehouseServer server) throws SQLException {
+    private static String settingsLine(WarehouseServer server, Set<String> alsoShown)
+            throws SQLException {
         StringBuilder line = new StringBuilder();
+        Set<String> names = new LinkedHashSet<>(List.of(PostgresCapture.REPORTED_SETTINGS));
+        names.addAll(alsoShown);
         try (Connection c = server.connect();
                 Statement s = c.createStatement()) {
-            for (String name : PostgresCapture.REPORTED_SETTINGS) {
+            for (String name : names) {
                 if (name.equals("wal_level")) {
                     continue;
                 }

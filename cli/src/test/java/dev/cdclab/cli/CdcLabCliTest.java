@@ -93,6 +93,30 @@ class CdcLabCliTest {
         Result none = run("apply-bench", "--changes", "0", "--work-dir", dir.toString());
         assertThat(none.code()).isEqualTo(CdcLab.USAGE);
         assertThat(none.err().strip()).isEqualTo("cdc-lab: error: --changes must be at least 1");
+        Result onDuckDb =
+                run(
+                        "apply-bench",
+                        "--server-setting",
+                        "shared_buffers=1GB",
+                        "--work-dir",
+                        dir.toString());
+        assertThat(onDuckDb.code()).isEqualTo(CdcLab.USAGE);
+        assertThat(onDuckDb.err().strip())
+                .isEqualTo(
+                        "cdc-lab: error: --server-setting applies to --warehouse postgresql only");
+        Result badName =
+                run(
+                        "apply-bench",
+                        "--warehouse",
+                        "postgresql",
+                        "--server-setting",
+                        "shared buffers=1GB",
+                        "--work-dir",
+                        dir.toString());
+        assertThat(badName.code()).isEqualTo(CdcLab.USAGE);
+        assertThat(badName.err())
+                .contains("--server-setting must be NAME=VALUE")
+                .contains("shared buffers=1GB");
     }
 
     @Test

@@ -35,7 +35,18 @@ public final class WarehouseServer implements AutoCloseable {
      * @param durable fsync and synchronous commit, as the source runs
      */
     public static WarehouseServer start(Path dataDir, Path logFile, boolean durable) {
-        PostgresServer pg =
+        return start(dataDir, logFile, durable, java.util.Map.of());
+    }
+
+    /**
+     * Starts a server in {@code dataDir} with other server settings on top of the warehouse's.
+     *
+     * @param durable fsync and synchronous commit, as the source runs
+     * @param settings server settings by name, e.g. {@code shared_buffers}
+     */
+    public static WarehouseServer start(
+            Path dataDir, Path logFile, boolean durable, java.util.Map<String, String> settings) {
+        PostgresServer.Builder builder =
                 PostgresServer.builder()
                         .dataDirectory(dataDir)
                         .logFile(logFile)
@@ -44,9 +55,9 @@ public final class WarehouseServer implements AutoCloseable {
                         .shutdownHook(false)
                         .setting("track_commit_timestamp", "on")
                         // a warehouse, not a source: nothing decodes its log
-                        .setting("wal_level", "replica")
-                        .start();
-        return new WarehouseServer(pg);
+                        .setting("wal_level", "replica");
+        settings.forEach(builder::setting);
+        return new WarehouseServer(builder.start());
     }
 
     /** JDBC URL of the warehouse database, without credentials. */

@@ -157,6 +157,40 @@ class PostgresWarehouseIT extends WarehouseContract {
         }
     }
 
+    /**
+     * The writer's session plans with a random page read at most as dear as on SSD, so that a merge
+     * of some hundred rows looks them up by key instead of hashing the whole table; a database set
+     * lower keeps its own figure.
+     */
+    @Test
+    void theWritersSessionAssumesRandomReadsCostLittleUnlessTheServerSaysLess() throws Exception {
+        PostgresWarehouseDialect d = new PostgresWarehouseDialect();
+        Target t = freshWarehouse();
+        try (Connection c = d.connect(t.url(), t.user(), t.password())) {
+            assertThat(setting(c, "random_page_cost")).isEqualTo("1.1");
+            c.rollback();
+            assertThat(setting(c, "random_page_cost")).as("kept past a rollback").isEqualTo("1.1");
+        }
+        Target lower = freshWarehouse();
+        String db = lower.url().substring(lower.url().lastIndexOf('/') + 1).replaceAll("\\?.*", "");
+        try (Connection admin =
+                        DriverManager.getConnection(lower.url(), lower.user(), lower.password());
+                Statement s = admin.createStatement()) {
+            s.execute("ALTER DATABASE " + db + " SET random_page_cost = 1.0");
+        }
+        try (Connection c = d.connect(lower.url(), lower.user(), lower.password())) {
+            assertThat(setting(c, "random_page_cost")).isEqualTo("1");
+        }
+    }
+
+    private static String setting(Connection c, String name) throws Exception {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW " + name)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
     private static int rowsNamed(Connection c, TableName t, String name) throws Exception {
         try (Statement s = c.createStatement();
                 ResultSet rs =
