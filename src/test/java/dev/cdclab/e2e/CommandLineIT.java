@@ -65,6 +65,41 @@ class CommandLineIT {
     }
 
     @Test
+    void runStartsAPostgresWarehouseOfItsOwnAndStopsIt() throws Exception {
+        Path work = dir.resolve("pg");
+        Path json = dir.resolve("pg.json");
+        TestHelper.CliRun run =
+                TestHelper.cdcLab(
+                        "run",
+                        "--warehouse",
+                        "postgresql",
+                        "--duration",
+                        "5s",
+                        "--rate",
+                        "100",
+                        "--warmup",
+                        "0",
+                        "--prefill",
+                        "300",
+                        "--work-dir",
+                        work.toString(),
+                        "--report-json",
+                        json.toString());
+        assertThat(run.code()).as(run.out()).isZero();
+        assertThat(run.out())
+                .contains("verified: warehouse matches source")
+                .contains("warehouse=postgresql")
+                .contains("warehouse_fsync=on");
+        JsonNode r = new ObjectMapper().readTree(json.toFile());
+        assertThat(r.get("verified").asBoolean()).isTrue();
+        assertThat(r.get("net_changes_applied").asLong()).isPositive();
+        assertThat(work.resolve("warehouse.duckdb")).doesNotExist();
+        // the server's own log ends with its shutdown: the run stopped what it started
+        Path log = work.resolve("logs").resolve("warehouse-postgres.log");
+        assertThat(java.nio.file.Files.readString(log)).contains("database system is shut down");
+    }
+
+    @Test
     void upCapturesTablesAUserCreatesAndVerifyComparesThem() throws Exception {
         TestHelper.RunningUp up = TestHelper.up(dir, "--interval", "500ms");
         Path endpoints = up.endpointsFile();

@@ -253,9 +253,11 @@ final class BenchCommand implements Callable<Integer> {
         if (pipelineOptions.source != SourceKind.POSTGRES) {
             throw new IllegalArgumentException("--compare needs --source postgres");
         }
-        if (pipelineOptions.warehouseUrl != null) {
+        if (pipelineOptions.warehouseUrl != null
+                || pipelineOptions.warehouse != PipelineOptions.Warehouse.duckdb) {
             throw new IllegalArgumentException(
-                    "--compare starts its own warehouses; leave out --warehouse-url");
+                    "--compare starts its own warehouses; leave out --warehouse-url and"
+                            + " --warehouse");
         }
         PrintStream out = System.out;
         out.printf(

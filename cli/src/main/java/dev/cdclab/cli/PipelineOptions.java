@@ -24,6 +24,12 @@ import picocli.CommandLine.Option;
  * where its services come from, and how its stages are set.
  */
 final class PipelineOptions {
+    /** The warehouses a pipeline can start for itself. */
+    enum Warehouse {
+        duckdb,
+        postgresql
+    }
+
     @Option(
             names = "--source",
             paramLabel = "DB",
@@ -128,6 +134,17 @@ final class PipelineOptions {
                             + " CDCLAB_WAREHOUSE_PASSWORD); default a DuckDB file in the work"
                             + " directory.")
     String warehouseUrl;
+
+    @Option(
+            names = "--warehouse",
+            paramLabel = "KIND",
+            defaultValue = "duckdb",
+            description =
+                    "Warehouse the pipeline starts in the work directory: duckdb (default), a"
+                            + " DuckDB file; postgresql, a PostgreSQL server of its own, durable"
+                            + " as the source and stopped with the pipeline. --warehouse-url names"
+                            + " one that runs elsewhere instead.")
+    Warehouse warehouse;
 
     @Option(
             names = "--work-dir",
@@ -258,6 +275,9 @@ final class PipelineOptions {
         if (warehouseUrl != null) {
             m.put("sink." + SinkConfig.WAREHOUSE_URL.key(), warehouseUrl);
         }
+        if (startsPostgresWarehouse()) {
+            m.put("warehouse", Warehouse.postgresql.name());
+        }
         infraSettings().forEach((k, v) -> m.put("infra." + k, v));
         overrides.forEach(
                 (k, v) -> {
@@ -266,6 +286,20 @@ final class PipelineOptions {
                     }
                 });
         return m;
+    }
+
+    /**
+     * Whether the pipeline starts a PostgreSQL warehouse of its own.
+     *
+     * @throws IllegalArgumentException when {@code --warehouse-url} names another one too
+     */
+    boolean startsPostgresWarehouse() {
+        if (warehouse == Warehouse.postgresql && warehouseUrl != null) {
+            throw new IllegalArgumentException(
+                    "--warehouse postgresql starts a warehouse of its own; leave out"
+                            + " --warehouse-url, or --warehouse");
+        }
+        return warehouse == Warehouse.postgresql;
     }
 
     /** Where the services come from. */
@@ -289,6 +323,7 @@ final class PipelineOptions {
         }
         b.infrastructure(infraSpec())
                 .warehouseUrl(warehouseUrl)
+                .postgresWarehouse(startsPostgresWarehouse())
                 .interval(interval)
                 .grace(grace)
                 .mode(mode)
@@ -314,9 +349,10 @@ final class PipelineOptions {
         m.put("durable_source", durable);
         m.put(
                 "warehouse",
-                warehouseUrl == null || warehouseUrl.startsWith("jdbc:duckdb:")
-                        ? "duckdb"
-                        : "postgresql");
+                startsPostgresWarehouse()
+                                || warehouseUrl != null && !warehouseUrl.startsWith("jdbc:duckdb:")
+                        ? "postgresql"
+                        : "duckdb");
         overrides.forEach((k, v) -> m.put(k, k.contains("password") ? "********" : v));
         return m;
     }

@@ -252,6 +252,12 @@ final class RunCommand implements Callable<Integer> {
         NetChangeStats ns = p.streams().stats();
         Map<String, Object> pipeline = pipelineOptions.settings();
         pipeline.put("warmup", Durations.format(warmup));
+        if (p.warehouseServer() != null) {
+            Map<String, String> ws = p.warehouseServer().settings();
+            pipeline.put("warehouse_fsync", ws.getOrDefault("fsync", "on"));
+            pipeline.put(
+                    "warehouse_synchronous_commit", ws.getOrDefault("synchronous_commit", "on"));
+        }
         RunReport report =
                 new RunReport(
                         new RunReport.Facts(

@@ -5,6 +5,7 @@ import dev.cdclab.lab.report.InfraDescription;
 import dev.cdclab.orchestration.Pipeline;
 import dev.cdclab.orchestration.admin.AdminServer;
 import dev.cdclab.orchestration.infra.InfraKind;
+import dev.cdclab.sink.SinkConfig;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
@@ -155,6 +156,17 @@ final class UpCommand implements Callable<Integer> {
         out.println("  Kafka bootstrap   " + e.kafkaBootstrap());
         out.println("  Connect REST      " + e.connectUrl());
         out.println("  warehouse         " + e.warehouseUrl());
+        var wh = p.warehouseServer();
+        if (wh != null) {
+            out.printf(
+                    Locale.ROOT,
+                    "  warehouse psql    PGPASSWORD=%s psql -h %s -p %d -U %s %s%n",
+                    wh.password(),
+                    wh.host(),
+                    wh.port(),
+                    wh.user(),
+                    dev.cdclab.orchestration.infra.WarehouseServer.DATABASE);
+        }
         out.println("  live page         " + e.adminUrl() + "/");
         out.println("  metrics           " + e.adminUrl() + "/metrics  (Prometheus)");
         out.println(
@@ -173,11 +185,16 @@ final class UpCommand implements Callable<Integer> {
         if (p.sink() == null) {
             out.println("  run the sink yourself:");
             boolean needsPassword = p.warehouseUrl().startsWith("jdbc:postgresql:");
+            Map<String, String> sinkArgs = new java.util.LinkedHashMap<>();
+            p.sinkConfig().raw().toProperties().forEach(sinkArgs::put);
+            // the password goes in the environment, where the sink looks for it
+            sinkArgs.remove(SinkConfig.WAREHOUSE_PASSWORD.key());
+            String password = wh != null ? wh.password() : "...";
             out.println(
                     "    "
-                            + (needsPassword ? "CDCLAB_WAREHOUSE_PASSWORD=... " : "")
+                            + (needsPassword ? "CDCLAB_WAREHOUSE_PASSWORD=" + password + " " : "")
                             + "./cdc-lab sink"
-                            + setArgs(p.sinkConfig().raw().toProperties()));
+                            + setArgs(sinkArgs));
         }
         out.println("Ctrl-C to stop.");
         Commands.runUntilStopped(

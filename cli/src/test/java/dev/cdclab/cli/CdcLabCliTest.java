@@ -164,6 +164,38 @@ class CdcLabCliTest {
                         dir.toString());
         assertThat(warehouse.code()).isEqualTo(CdcLab.USAGE);
         assertThat(warehouse.err()).contains("--compare starts its own warehouses");
+        Result postgres =
+                run(
+                        "bench",
+                        "--compare",
+                        "debezium-jdbc",
+                        "--warehouse",
+                        "postgresql",
+                        "--work-dir",
+                        dir.toString());
+        assertThat(postgres.code()).isEqualTo(CdcLab.USAGE);
+        assertThat(postgres.err()).contains("--compare starts its own warehouses");
+    }
+
+    @Test
+    void aWarehouseOfItsOwnAndAWarehouseUrlExcludeEachOther() {
+        Result both =
+                run(
+                        "run",
+                        "--warehouse",
+                        "postgresql",
+                        "--warehouse-url",
+                        "jdbc:duckdb:" + dir.resolve("w.duckdb"),
+                        "--work-dir",
+                        dir.toString());
+        assertThat(both.code()).isEqualTo(CdcLab.USAGE);
+        assertThat(both.err().strip())
+                .isEqualTo(
+                        "cdc-lab: error: --warehouse postgresql starts a warehouse of its own;"
+                                + " leave out --warehouse-url, or --warehouse");
+        Result unknown = run("up", "--warehouse", "oracle", "--work-dir", dir.toString());
+        assertThat(unknown.code()).isEqualTo(CdcLab.USAGE);
+        assertThat(unknown.err()).contains("--warehouse").contains("oracle");
     }
 
     @Test

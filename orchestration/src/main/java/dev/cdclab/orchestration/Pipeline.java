@@ -10,6 +10,7 @@ import dev.cdclab.orchestration.infra.InfraSpec;
 import dev.cdclab.orchestration.infra.Infrastructure;
 import dev.cdclab.orchestration.infra.SourceEndpoint;
 import dev.cdclab.orchestration.infra.Topics;
+import dev.cdclab.orchestration.infra.WarehouseServer;
 import dev.cdclab.orchestration.operate.CatchUp;
 import dev.cdclab.orchestration.operate.DiskGuard;
 import dev.cdclab.orchestration.operate.HealthWatch;
@@ -68,6 +69,7 @@ public final class Pipeline implements AutoCloseable {
     private CaptureSource captureSource;
     private NetChangeApp streams;
     private WarehouseSink sink;
+    private WarehouseServer warehouseServer;
     private Map<String, String> connectorConfig;
     private NetChangeConfig netChangeConfig;
     private SinkConfig sinkConfig;
@@ -120,6 +122,17 @@ public final class Pipeline implements AutoCloseable {
         started.push(infra);
         phase("infrastructure", t0);
 
+        if (spec.postgresWarehouse()) {
+            t0 = System.nanoTime();
+            warehouseServer =
+                    WarehouseServer.start(
+                            work.resolve("warehouse-postgres"),
+                            work.resolve("logs").resolve("warehouse-postgres.log"),
+                            spec.durable());
+            started.push(warehouseServer);
+            phase("warehouse", t0);
+        }
+
         t0 = System.nanoTime();
         SourceEndpoint src = infra.source();
         RunNames names = names();
@@ -160,7 +173,7 @@ public final class Pipeline implements AutoCloseable {
         }
 
         t0 = System.nanoTime();
-        SinkConfig sc = StageConfigs.sink(spec, infra.kafkaBootstrapServers());
+        SinkConfig sc = StageConfigs.sink(spec, infra.kafkaBootstrapServers(), embeddedWarehouse());
         sinkConfig = sc;
         if (!spec.without().contains(Stage.SINK)) {
             sink = new WarehouseSink(sc);
@@ -436,7 +449,22 @@ public final class Pipeline implements AutoCloseable {
 
     /** JDBC URL of the warehouse. */
     public String warehouseUrl() {
-        return spec.resolvedWarehouseUrl();
+        return warehouseServer != null ? warehouseServer.jdbcUrl() : spec.resolvedWarehouseUrl();
+    }
+
+    /** The PostgreSQL warehouse this pipeline started, or null when it writes another one. */
+    public WarehouseServer warehouseServer() {
+        return warehouseServer;
+    }
+
+    private Map<String, String> embeddedWarehouse() {
+        if (warehouseServer == null) {
+            return Map.of();
+        }
+        return Map.of(
+                SinkConfig.WAREHOUSE_URL.key(), warehouseServer.jdbcUrl(),
+                SinkConfig.WAREHOUSE_USER.key(), warehouseServer.user(),
+                SinkConfig.WAREHOUSE_PASSWORD.key(), warehouseServer.password());
     }
 
     public String runId() {
@@ -493,6 +521,7 @@ public final class Pipeline implements AutoCloseable {
         private Path workDir = Path.of("cdc-lab-runs", "run");
         private String runId = "run";
         private String warehouseUrl;
+        private boolean postgresWarehouse;
         private int partitions = 1;
         private Duration interval = Duration.ZERO;
         private Duration grace = Duration.ofMillis(100);
@@ -532,6 +561,16 @@ public final class Pipeline implements AutoCloseable {
         /** JDBC URL of the warehouse; default a DuckDB file in the work directory. */
         public Builder warehouseUrl(String url) {
             this.warehouseUrl = url;
+            return this;
+        }
+
+        /**
+         * Starts a PostgreSQL server of the pipeline's own in the work directory ({@code
+         * warehouse-postgres/}, durable as the source) as the warehouse, and stops it with the
+         * pipeline; excludes {@link #warehouseUrl(String)}.
+         */
+        public Builder postgresWarehouse(boolean b) {
+            this.postgresWarehouse = b;
             return this;
         }
 
@@ -681,6 +720,7 @@ public final class Pipeline implements AutoCloseable {
                     workDir,
                     runId,
                     warehouseUrl,
+                    postgresWarehouse,
                     partitions,
                     interval,
                     grace,

@@ -19,7 +19,10 @@ import java.util.Set;
  * @param infrastructure where the services come from
  * @param workDir source data, Kafka logs, Streams state, warehouse and logs
  * @param runId what sets this run's names apart ({@link #names()})
- * @param warehouseUrl the warehouse's JDBC URL; null for a DuckDB file in the work directory
+ * @param warehouseUrl the warehouse's JDBC URL; null for a DuckDB file in the work directory, or
+ *     for the embedded PostgreSQL server of {@code postgresWarehouse}
+ * @param postgresWarehouse whether the pipeline starts a PostgreSQL server of its own in the work
+ *     directory as its warehouse
  * @param partitions partitions of the change and net-change topics, and Streams tasks
  * @param interval the net-change window; zero for one per source transaction
  * @param grace how late a change may arrive for a fixed interval
@@ -43,6 +46,7 @@ public record PipelineSpec(
         Path workDir,
         String runId,
         String warehouseUrl,
+        boolean postgresWarehouse,
         int partitions,
         Duration interval,
         Duration grace,
@@ -67,6 +71,10 @@ public record PipelineSpec(
         streams = Collections.unmodifiableMap(new LinkedHashMap<>(streams));
         sink = Collections.unmodifiableMap(new LinkedHashMap<>(sink));
         without = Set.copyOf(without);
+        if (postgresWarehouse && warehouseUrl != null) {
+            throw new IllegalArgumentException(
+                    "a warehouse URL and an embedded PostgreSQL warehouse exclude each other");
+        }
     }
 
     /** The names of this run's topics, slot, publication, groups and connector. */
@@ -74,7 +82,10 @@ public record PipelineSpec(
         return RunNames.of(runId);
     }
 
-    /** The warehouse's JDBC URL: the one given, or a DuckDB file in the work directory. */
+    /**
+     * The warehouse's JDBC URL: the one given, or a DuckDB file in the work directory; for an
+     * embedded PostgreSQL warehouse, known once it runs ({@link Pipeline#warehouseUrl()}).
+     */
     public String resolvedWarehouseUrl() {
         return warehouseUrl != null
                 ? warehouseUrl

@@ -7,6 +7,7 @@ import dev.cdclab.orchestration.infra.InfraKind;
 import dev.cdclab.orchestration.infra.SourceEndpoint;
 import dev.cdclab.sink.SinkConfig;
 import dev.cdclab.streams.NetChangeConfig;
+import java.util.Map;
 
 /**
  * Translates a {@link PipelineSpec} and the services it runs on into each stage's configuration:
@@ -74,6 +75,16 @@ public final class StageConfigs {
 
     /** The warehouse sink's configuration, reading {@code bootstrapServers}. */
     public static SinkConfig sink(PipelineSpec spec, String bootstrapServers) {
+        return sink(spec, bootstrapServers, Map.of());
+    }
+
+    /**
+     * The warehouse sink's configuration, reading {@code bootstrapServers}, writing the warehouse
+     * that {@code warehouse} names ({@code warehouse.url}, {@code warehouse.user}, {@code
+     * warehouse.password}) when it is not empty: a server the pipeline started.
+     */
+    public static SinkConfig sink(
+            PipelineSpec spec, String bootstrapServers, Map<String, String> warehouse) {
         RunNames names = spec.names();
         return new SinkConfig(
                 SinkConfig.builder()
@@ -81,6 +92,7 @@ public final class StageConfigs {
                         .set(SinkConfig.GROUP_ID, names.sinkGroupId())
                         .set(SinkConfig.TOPIC, names.netChangeTopic())
                         .set(SinkConfig.WAREHOUSE_URL, spec.resolvedWarehouseUrl())
+                        .setAll(warehouse)
                         .setAll(spec.sink())
                         .build());
     }

@@ -45,6 +45,9 @@ public final class CellSettings {
 
     static final String SOURCE_KIND = "source.kind";
 
+    /** duckdb (default) or postgresql: the warehouse the cell's pipeline starts for itself. */
+    static final String WAREHOUSE = "warehouse";
+
     static {
         WORKLOAD_KEYS.put("name", "workload (see cdc-lab load --help)");
         WORKLOAD_KEYS.put("rate", "target tx/s, open loop; 0 = as fast as the threads go");
@@ -92,6 +95,7 @@ public final class CellSettings {
     private final boolean captureEnabled;
     private final boolean durable;
     private final SourceKind sourceKind;
+    private final boolean postgresWarehouse;
     private final Map<String, String> sourceSettings = new LinkedHashMap<>();
     private final StageSettings stages;
 
@@ -102,6 +106,7 @@ public final class CellSettings {
         boolean enabled = true;
         boolean durableSource = true;
         SourceKind kind = SourceKind.POSTGRES;
+        boolean postgres = false;
         Map<String, String> stageKeys = new LinkedHashMap<>();
         for (var e : settings.entrySet()) {
             String k = e.getKey();
@@ -114,6 +119,8 @@ public final class CellSettings {
                 durableSource = Boolean.parseBoolean(v.trim());
             } else if (k.equals(SOURCE_KIND)) {
                 kind = SourceKind.parse(v);
+            } else if (k.equals(WAREHOUSE)) {
+                postgres = v.trim().equalsIgnoreCase("postgresql");
             } else if (k.startsWith("source.")) {
                 sourceSettings.put(k.substring("source.".length()), v);
             } else {
@@ -124,6 +131,7 @@ public final class CellSettings {
         this.captureEnabled = enabled;
         this.durable = durableSource;
         this.sourceKind = kind;
+        this.postgresWarehouse = postgres;
         if (kind != SourceKind.POSTGRES && !sourceSettings.isEmpty()) {
             throw new ConfigException(
                     "source." + sourceSettings.keySet().iterator().next(),
@@ -177,7 +185,7 @@ public final class CellSettings {
 
     /** Puts the stage settings on a pipeline builder. */
     void apply(Pipeline.Builder b) {
-        b.durable(durable);
+        b.durable(durable).postgresWarehouse(postgresWarehouse);
         stages.applyTo(b);
     }
 
@@ -199,6 +207,11 @@ public final class CellSettings {
                 SourceKind.parse(value);
             } catch (IllegalArgumentException e) {
                 throw new ConfigException(key, e.getMessage());
+            }
+        } else if (key.equals(WAREHOUSE)) {
+            if (!value.trim().equalsIgnoreCase("duckdb")
+                    && !value.trim().equalsIgnoreCase("postgresql")) {
+                throw new ConfigException(key, "'" + value + "' is not duckdb or postgresql");
             }
         } else if (key.equals(CAPTURE_ENABLED) || key.equals(SOURCE_DURABLE)) {
             if (!value.trim().equalsIgnoreCase("true") && !value.trim().equalsIgnoreCase("false")) {
@@ -222,8 +235,10 @@ public final class CellSettings {
         } else {
             throw new ConfigException(
                     key,
-                    "a setting starts with workload., capture., streams., sink., source. or infra."
-                            + suggestion(key, List.of("capture.enabled", "source.durable")));
+                    "a setting is warehouse, or starts with workload., capture., streams., sink.,"
+                            + " source. or infra."
+                            + suggestion(
+                                    key, List.of("capture.enabled", "source.durable", WAREHOUSE)));
         }
     }
 

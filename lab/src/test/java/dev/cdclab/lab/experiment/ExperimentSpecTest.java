@@ -92,6 +92,10 @@ class ExperimentSpecTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("capture.max.batch.size")
                 .hasMessageContaining("lots");
+        assertThatThrownBy(() -> parse("name: x\nfactors:\n  warehouse: [duckdb, oracle]\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("warehouse")
+                .hasMessageContaining("'oracle' is not duckdb or postgresql");
         assertThatThrownBy(() -> parse("name: x\nworkload: {name: W9}\n"))
                 .hasMessageContaining("unknown workload 'W9'");
         assertThatThrownBy(() -> parse("name: x\nphases: {measure: 0s}\n"))
