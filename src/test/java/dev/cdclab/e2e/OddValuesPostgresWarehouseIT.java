@@ -2,7 +2,6 @@ package dev.cdclab.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cdclab.embedded.PostgresServer;
 import dev.cdclab.junit.CdcLabExtension;
 import dev.cdclab.orchestration.verify.VerificationResult;
 import java.nio.charset.StandardCharsets;
@@ -12,7 +11,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -22,28 +20,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class OddValuesPostgresWarehouseIT {
     private static final String TABLE = "\"odd \"\"q\"\" .values\"";
 
-    private static final PostgresServer WAREHOUSE =
-            PostgresServer.builder().database("warehouse").durable(false).start();
-
     @RegisterExtension
     static CdcLabExtension lab =
-            CdcLabExtension.embedded()
-                    .interval(Duration.ofMillis(200))
-                    .configure(
-                            b ->
-                                    b.warehouseUrl(
-                                            WAREHOUSE.jdbcUrl()
-                                                    + "?user="
-                                                    + WAREHOUSE.user()
-                                                    + "&password="
-                                                    + WAREHOUSE.password()));
-
-    @AfterAll
-    static void stopWarehouse() {
-        // the sink writes to it until the pipeline stops
-        lab.pipeline().close();
-        WAREHOUSE.close();
-    }
+            CdcLabExtension.embedded().interval(Duration.ofMillis(200)).postgresWarehouse();
 
     @Test
     void everyValueArrivesAndVerifies() throws Exception {

@@ -2,7 +2,6 @@ package dev.cdclab.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cdclab.embedded.PostgresServer;
 import dev.cdclab.junit.CdcLabExtension;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -13,7 +12,6 @@ import java.time.LocalDate;
 import java.time.OffsetDateTime;
 import java.util.HashMap;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,28 +22,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @Timeout(300)
 class TypeMappingPostgresWarehouseIT {
-    private static final PostgresServer WAREHOUSE =
-            PostgresServer.builder().database("warehouse").durable(false).start();
-
     @RegisterExtension
     static CdcLabExtension lab =
-            CdcLabExtension.embedded()
-                    .interval(Duration.ofMillis(200))
-                    .configure(
-                            b ->
-                                    b.warehouseUrl(
-                                            WAREHOUSE.jdbcUrl()
-                                                    + "?user="
-                                                    + WAREHOUSE.user()
-                                                    + "&password="
-                                                    + WAREHOUSE.password()));
-
-    @AfterAll
-    static void stopWarehouse() {
-        // the sink writes to it until the pipeline stops
-        lab.pipeline().close();
-        WAREHOUSE.close();
-    }
+            CdcLabExtension.embedded().interval(Duration.ofMillis(200)).postgresWarehouse();
 
     @Test
     void everyTypeLandsAsAWarehouseTypeAndVerifiesByValue() throws Exception {

@@ -27,6 +27,8 @@ import java.util.Map;
  * @param kafkaBootstrap Kafka bootstrap servers
  * @param connectUrl Kafka Connect REST URL
  * @param warehouseUrl JDBC URL of the warehouse
+ * @param warehouseUser user of a PostgreSQL warehouse the pipeline started, else null
+ * @param warehousePassword password of a PostgreSQL warehouse the pipeline started, else null
  * @param adminUrl the pipeline's own status and verification endpoint
  */
 record Endpoints(
@@ -39,6 +41,8 @@ record Endpoints(
         String kafkaBootstrap,
         String connectUrl,
         String warehouseUrl,
+        String warehouseUser,
+        String warehousePassword,
         String adminUrl) {
 
     Map<String, Object> asMap() {
@@ -52,6 +56,8 @@ record Endpoints(
         m.put("kafka_bootstrap", kafkaBootstrap);
         m.put("connect_url", connectUrl);
         m.put("warehouse_url", warehouseUrl);
+        m.put("warehouse_user", warehouseUser);
+        m.put("warehouse_password", warehousePassword);
         m.put("admin_url", adminUrl);
         return m;
     }
@@ -94,6 +100,8 @@ record Endpoints(
                 n.path("kafka_bootstrap").asText(),
                 n.path("connect_url").asText(),
                 n.get("warehouse_url").asText(),
+                n.path("warehouse_user").textValue(),
+                n.path("warehouse_password").textValue(),
                 n.get("admin_url").asText());
     }
 

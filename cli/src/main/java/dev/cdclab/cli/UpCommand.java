@@ -104,6 +104,7 @@ final class UpCommand implements Callable<Integer> {
         AdminServer admin = AdminServer.forPipeline(p, adminPort);
         Commands.closeOnShutdown(admin);
         var src = p.source();
+        var wh = p.warehouseServer();
         Endpoints e =
                 new Endpoints(
                         src.jdbcUrl(),
@@ -115,6 +116,8 @@ final class UpCommand implements Callable<Integer> {
                         p.infrastructure().kafkaBootstrapServers(),
                         p.infrastructure().connectUrl(),
                         p.warehouseUrl(),
+                        wh != null ? wh.user() : null,
+                        wh != null ? wh.password() : null,
                         admin.url());
         if (endpointsFile != null) {
             e.write(endpointsFile);
@@ -156,7 +159,6 @@ final class UpCommand implements Callable<Integer> {
         out.println("  Kafka bootstrap   " + e.kafkaBootstrap());
         out.println("  Connect REST      " + e.connectUrl());
         out.println("  warehouse         " + e.warehouseUrl());
-        var wh = p.warehouseServer();
         if (wh != null) {
             out.printf(
                     Locale.ROOT,

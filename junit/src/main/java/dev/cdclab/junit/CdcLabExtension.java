@@ -59,6 +59,7 @@ public final class CdcLabExtension
     private Duration interval = Duration.ZERO;
     private NetChangeMode mode = NetChangeMode.ALL;
     private int partitions = 1;
+    private boolean postgresWarehouse;
     private Consumer<Pipeline.Builder> customizer = b -> {};
     private Path workRoot;
 
@@ -117,6 +118,15 @@ public final class CdcLabExtension
             throw new IllegalArgumentException("partitions must be >= 1");
         }
         this.partitions = partitions;
+        return this;
+    }
+
+    /**
+     * Writes a PostgreSQL server of the pipeline's own (the embedded binaries, started and stopped
+     * with the pipeline) instead of a DuckDB file; {@link #warehouse()} reads it the same way.
+     */
+    public CdcLabExtension postgresWarehouse() {
+        this.postgresWarehouse = true;
         return this;
     }
 
@@ -208,6 +218,7 @@ public final class CdcLabExtension
                         .interval(interval)
                         .mode(mode)
                         .partitions(partitions)
+                        .postgresWarehouse(postgresWarehouse)
                         .minFreeDisk(256L * 1024 * 1024);
         customizer.accept(b);
         pipeline = b.start();
