@@ -254,9 +254,8 @@ final class RunCommand implements Callable<Integer> {
         pipeline.put("warmup", Durations.format(warmup));
         if (p.warehouseServer() != null) {
             Map<String, String> ws = p.warehouseServer().settings();
-            pipeline.put("warehouse_fsync", ws.getOrDefault("fsync", "on"));
-            pipeline.put(
-                    "warehouse_synchronous_commit", ws.getOrDefault("synchronous_commit", "on"));
+            pipeline.put("warehouse_fsync", ws.get("fsync"));
+            pipeline.put("warehouse_synchronous_commit", ws.get("synchronous_commit"));
         }
         RunReport report =
                 new RunReport(

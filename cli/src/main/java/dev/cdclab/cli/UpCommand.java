@@ -5,9 +5,11 @@ import dev.cdclab.lab.report.InfraDescription;
 import dev.cdclab.orchestration.Pipeline;
 import dev.cdclab.orchestration.admin.AdminServer;
 import dev.cdclab.orchestration.infra.InfraKind;
+import dev.cdclab.orchestration.infra.WarehouseServer;
 import dev.cdclab.sink.SinkConfig;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -167,7 +169,7 @@ final class UpCommand implements Callable<Integer> {
                     wh.host(),
                     wh.port(),
                     wh.user(),
-                    dev.cdclab.orchestration.infra.WarehouseServer.DATABASE);
+                    WarehouseServer.DATABASE);
         }
         out.println("  live page         " + e.adminUrl() + "/");
         out.println("  metrics           " + e.adminUrl() + "/metrics  (Prometheus)");
@@ -187,8 +189,7 @@ final class UpCommand implements Callable<Integer> {
         if (p.sink() == null) {
             out.println("  run the sink yourself:");
             boolean needsPassword = p.warehouseUrl().startsWith("jdbc:postgresql:");
-            Map<String, String> sinkArgs = new java.util.LinkedHashMap<>();
-            p.sinkConfig().raw().toProperties().forEach(sinkArgs::put);
+            Map<String, String> sinkArgs = new LinkedHashMap<>(p.sinkConfig().raw().toProperties());
             // the password goes in the environment, where the sink looks for it
             sinkArgs.remove(SinkConfig.WAREHOUSE_PASSWORD.key());
             String password = wh != null ? wh.password() : "...";
