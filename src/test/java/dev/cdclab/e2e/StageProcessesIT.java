@@ -40,7 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
 class StageProcessesIT {
     private static final Pattern COMMAND =
             Pattern.compile(
-                    "^\\s+(?:CDCLAB_WAREHOUSE_PASSWORD=\\.\\.\\. )?\\./cdc-lab (streams|sink)(.*)$");
+                    "^\\s+(?:CDCLAB_WAREHOUSE_PASSWORD=(\\S+) )?\\./cdc-lab (streams|sink)(.*)$");
     private static final Pattern SETTING = Pattern.compile("-D '([^']*)'");
 
     @TempDir Path dir;
@@ -54,39 +54,8 @@ class StageProcessesIT {
         System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
         List<CompletableFuture<Integer>> running = new ArrayList<>();
         try {
-            running.add(
-                    CompletableFuture.supplyAsync(
-                            () ->
-                                    CdcLab.execute(
-                                            "up",
-                                            "--without",
-                                            "streams,sink",
-                                            "--partitions",
-                                            "2",
-                                            "--endpoints-file",
-                                            endpoints.toString(),
-                                            "--work-dir",
-                                            dir.resolve("up").toString())));
-            await().atMost(Duration.ofSeconds(180))
-                    .until(
-                            () ->
-                                    printed.toString(StandardCharsets.UTF_8).contains("Ctrl-C")
-                                            || running.get(0).isDone());
-            assertThat(running.get(0).isDone()).as("up exited early").isFalse();
-            Map<String, List<String>> commands = new HashMap<>();
-            for (String line : printed.toString(StandardCharsets.UTF_8).split("\n")) {
-                Matcher m = COMMAND.matcher(line);
-                if (m.matches()) {
-                    List<String> args = new ArrayList<>(List.of(m.group(1)));
-                    Matcher s = SETTING.matcher(m.group(2));
-                    while (s.find()) {
-                        args.add("-D");
-                        args.add(s.group(1));
-                    }
-                    commands.put(m.group(1), args);
-                }
-            }
-            assertThat(commands).as("up printed a streams and a sink command").hasSize(2);
+            Map<String, List<String>> commands =
+                    up(running, printed, endpoints, "--partitions", "2");
             // as a user would: the net-change app first (it creates the topic the sink reads),
             // twice from the same command line: one state.dir, an instance directory each
             String streams = start(running, commands.get("streams"));
@@ -146,6 +115,12 @@ class StageProcessesIT {
                             "SELECT count(*) AS n FROM " + table);
             assertThat(sql.code()).as(sql.out()).isZero();
             assertThat(sql.out()).contains("n\n40\n");
+
+            // the DuckDB file is the sink process's alone: verify says so instead of waiting
+            CliResult refused =
+                    cdcLabWithErrors("verify", "--endpoints-file", endpoints.toString());
+            assertThat(refused.code()).as(refused.out()).isNotZero();
+            assertThat(refused.err()).contains("DuckDB admits one process");
         } finally {
             System.setOut(original);
             CdcLab.stopRunning();
@@ -154,6 +129,143 @@ class StageProcessesIT {
             assertThat(r.get()).isZero();
         }
         assertThat(Files.exists(endpoints)).isTrue();
+    }
+
+    @Test
+    void verifyWaitsForSinksOfTheirOwnThenComparesTheirPostgresWarehouse() throws Exception {
+        Path endpoints = dir.resolve("endpoints-pg.json");
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        PrintStream original = System.out;
+        System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
+        List<CompletableFuture<Integer>> running = new ArrayList<>();
+        try {
+            Map<String, List<String>> commands =
+                    up(
+                            running,
+                            printed,
+                            endpoints,
+                            "--partitions",
+                            "2",
+                            "--warehouse",
+                            "postgresql");
+            String streams = start(running, commands.get("streams"));
+            await().atMost(Duration.ofSeconds(120))
+                    .ignoreExceptions()
+                    .until(() -> get(streams + "/metrics").contains("cdclab_open_interval_keys"));
+            // two sinks, a partition each: one commits what both staged
+            List<String> sinks = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                String sink = start(running, commands.get("sink"));
+                await().atMost(Duration.ofSeconds(120))
+                        .ignoreExceptions()
+                        .until(() -> get(sink + "/metrics").contains("cdclab_sink_held_changes"));
+                sinks.add(sink);
+            }
+            TestHelper.RunningUp up =
+                    new TestHelper.RunningUp(
+                            running.get(0),
+                            endpoints,
+                            new ObjectMapper().readTree(endpoints.toFile()));
+            String table = "public.verified_" + Long.toHexString(System.nanoTime());
+            try (Connection c = up.source();
+                    Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE " + table + " (id int PRIMARY KEY, v int)");
+                s.execute("INSERT INTO " + table + " SELECT g, g FROM generate_series(1, 200) g");
+                s.execute("UPDATE " + table + " SET v = v + 1 WHERE id % 3 = 0");
+                s.execute("DELETE FROM " + table + " WHERE id % 7 = 0");
+            }
+            System.setOut(original);
+            // the source is quiet from here: verify waits on the progress the sinks commit
+            CliResult verified =
+                    cdcLabWithErrors(
+                            "verify", "--endpoints-file", endpoints.toString(), "--timeout", "90s");
+            assertThat(verified.code()).as(verified.out() + verified.err()).isZero();
+            assertThat(verified.out())
+                    .contains("warehouse caught up with the source")
+                    .containsPattern(Pattern.quote(table) + "\\s+ok")
+                    .contains("verified: ");
+            // nothing changed since: only the progress committed while idle can answer
+            CliResult again =
+                    cdcLabWithErrors(
+                            "verify", "--endpoints-file", endpoints.toString(), "--timeout", "30s");
+            assertThat(again.code()).as(again.out() + again.err()).isZero();
+        } finally {
+            System.setOut(original);
+            CdcLab.stopRunning();
+        }
+        for (CompletableFuture<Integer> r : running) {
+            assertThat(r.get()).isZero();
+        }
+    }
+
+    /**
+     * Starts {@code up --without streams,sink ARGS} and returns the stage commands it printed, as
+     * arguments, with the warehouse password (printed for the environment) as a setting.
+     */
+    private Map<String, List<String>> up(
+            List<CompletableFuture<Integer>> running,
+            ByteArrayOutputStream printed,
+            Path endpoints,
+            String... args) {
+        List<String> upArgs =
+                new ArrayList<>(
+                        List.of(
+                                "up",
+                                "--without",
+                                "streams,sink",
+                                "--endpoints-file",
+                                endpoints.toString(),
+                                "--work-dir",
+                                dir.resolve("up-" + endpoints.getFileName()).toString()));
+        upArgs.addAll(List.of(args));
+        running.add(
+                CompletableFuture.supplyAsync(() -> CdcLab.execute(upArgs.toArray(String[]::new))));
+        await().atMost(Duration.ofSeconds(180))
+                .until(
+                        () ->
+                                printed.toString(StandardCharsets.UTF_8).contains("Ctrl-C")
+                                        || running.get(0).isDone());
+        assertThat(running.get(0).isDone()).as("up exited early").isFalse();
+        Map<String, List<String>> commands = new HashMap<>();
+        for (String line : printed.toString(StandardCharsets.UTF_8).split("\n")) {
+            Matcher m = COMMAND.matcher(line);
+            if (m.matches()) {
+                List<String> stage = new ArrayList<>(List.of(m.group(2)));
+                Matcher s = SETTING.matcher(m.group(3));
+                while (s.find()) {
+                    stage.add("-D");
+                    stage.add(s.group(1));
+                }
+                if (m.group(1) != null) {
+                    stage.add("-D");
+                    stage.add("warehouse.password=" + m.group(1));
+                }
+                commands.put(m.group(2), stage);
+            }
+        }
+        assertThat(commands).as("up printed a streams and a sink command").hasSize(2);
+        return commands;
+    }
+
+    /** What a command printed on either stream, and its exit code. */
+    private record CliResult(int code, String out, String err) {}
+
+    private static CliResult cdcLabWithErrors(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream originalOut = System.out;
+        PrintStream originalErr = System.err;
+        int code;
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+            code = CdcLab.execute(args);
+        } finally {
+            System.setOut(originalOut);
+            System.setErr(originalErr);
+        }
+        return new CliResult(
+                code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
     /** Runs a stage command on a free admin port; returns its admin URL. */

@@ -20,6 +20,7 @@ import dev.cdclab.orchestration.verify.VerificationResult;
 import dev.cdclab.orchestration.verify.WarehouseVerifier;
 import dev.cdclab.sink.SinkConfig;
 import dev.cdclab.sink.WarehouseSink;
+import dev.cdclab.sink.warehouse.WarehouseProgress;
 import dev.cdclab.streams.NetChangeApp;
 import dev.cdclab.streams.NetChangeConfig;
 import java.nio.file.Files;
@@ -326,13 +327,45 @@ public final class Pipeline implements AutoCloseable {
      */
     public Duration awaitCaughtUp(Duration timeout) {
         if (sink == null) {
-            throw new IllegalStateException("the sink runs outside this pipeline");
+            return awaitOutsideSinks(timeout);
         }
         return CatchUp.await(
                 captureSource::nowMs,
                 () -> sink.stats().appliedThroughMs(),
                 this::checkHealthy,
                 timeout);
+    }
+
+    /**
+     * As {@link #awaitCaughtUp}, with the sinks in processes of their own: waits on the progress
+     * they commit in the warehouse, read through a session of its own.
+     */
+    private Duration awaitOutsideSinks(Duration timeout) {
+        String url = warehouseUrl();
+        if (url.startsWith("jdbc:duckdb:")) {
+            throw new IllegalStateException(
+                    "cannot verify: the sink runs in a process of its own, and DuckDB admits one"
+                            + " process (the sink) to its file; use a PostgreSQL warehouse (up"
+                            + " --warehouse postgresql) to verify sinks of their own");
+        }
+        try (Connection c = warehouseConnection()) {
+            c.setAutoCommit(true);
+            return CatchUp.await(
+                    captureSource::nowMs,
+                    () -> {
+                        try {
+                            return WarehouseProgress.appliedThroughMs(c);
+                        } catch (SQLException e) {
+                            throw new IllegalStateException(
+                                    "cannot read the warehouse's progress: " + e.getMessage(), e);
+                        }
+                    },
+                    this::checkHealthy,
+                    timeout);
+        } catch (SQLException e) {
+            throw new IllegalStateException(
+                    "cannot reach the warehouse at " + url + ": " + e.getMessage(), e);
+        }
     }
 
     /**

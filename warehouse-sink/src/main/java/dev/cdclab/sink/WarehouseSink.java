@@ -429,7 +429,7 @@ public final class WarehouseSink implements AutoCloseable {
             stopOnTruncateIfAsked(ready);
             long sourceTime = gate.sourceTime();
             if (ready.isEmpty() && streamedChanges == 0) {
-                stats.advance(sourceTime);
+                advanceIdle(sourceTime);
             } else {
                 long t0 = System.nanoTime();
                 WarehouseWriter.Applied applied;
@@ -456,6 +456,24 @@ public final class WarehouseSink implements AutoCloseable {
         stats.setHeld(gate.held());
     }
 
+    /**
+     * Moves the warehouse's progress on over a bound with nothing to apply: in memory each time, in
+     * the warehouse at most once per {@link #IDLE_PROGRESS_EVERY_NANOS}, so that a reader in
+     * another process ({@code cdc-lab verify} against sinks of their own) sees the warehouse
+     * complete through the source's clock while the source is quiet.
+     */
+    private void advanceIdle(long sourceMs) throws SQLException {
+        stats.advance(sourceMs);
+        if (System.nanoTime() - progressSavedNanos >= IDLE_PROGRESS_EVERY_NANOS) {
+            writer.commit(sourceMs);
+            progressSavedNanos = System.nanoTime();
+        }
+    }
+
+    // one small transaction a second at most while idle; none while changes flow
+    private static final long IDLE_PROGRESS_EVERY_NANOS = 1_000_000_000L;
+    private long progressSavedNanos = System.nanoTime();
+
     /** Counts and times a committed warehouse transaction, with what was written ahead into it. */
     private void recordApplied(
             List<IntervalRecord> ready,
@@ -476,6 +494,7 @@ public final class WarehouseSink implements AutoCloseable {
                         stats.applied(table, applied.netChanges().getOrDefault(table, 0L), r));
         stats.tableEvents(writer.tablesEmptied(), writer.keylessUnmatched());
         stats.batch(applied.rowsWritten() + streamedRows, sourceTime);
+        progressSavedNanos = System.nanoTime();
     }
 
     /**
@@ -550,8 +569,7 @@ public final class WarehouseSink implements AutoCloseable {
             ready.add((IntervalRecord) NetChangeCodec.decode(e.record()));
         }
         if (ready.isEmpty()) {
-            // as a sink alone: a bound with nothing to apply writes nothing
-            stats.advance(b.sourceMs());
+            advanceIdle(b.sourceMs());
         } else {
             recordApplied(ready, writer.apply(ready, b.sourceMs()), t0, b.sourceMs());
             haltIfAsked();
