@@ -31,6 +31,7 @@ class WorkloadPlansTest {
             strings = {
                 "mix",
                 "hot",
+                "transfer",
                 "W1",
                 "W2",
                 "W3",
@@ -74,6 +75,23 @@ class WorkloadPlansTest {
         assertThat(w1.triggeredChanges()).isZero();
         assertThat(w4.triggeredChanges()).isEqualTo(1);
         assertThat(w2.sql()).contains("INSERT INTO narrow");
+    }
+
+    @Test
+    void transferMovesAnAmountBetweenTwoAccountsLockedInKeyOrder() {
+        Workload t = w("transfer", 3);
+        for (long i = 0; i < 500; i++) {
+            List<PlannedStatement> s = t.plan(i).statements();
+            assertThat(s).hasSize(2).allMatch(p -> p.op() == Op.UPDATE);
+            long first = (Long) s.get(0).params()[2];
+            long second = (Long) s.get(1).params()[2];
+            assertThat(first).isLessThan(second).isBetween(1L, 10_000L);
+            assertThat(second).isBetween(1L, 10_000L);
+            java.math.BigDecimal a = (java.math.BigDecimal) s.get(0).params()[0];
+            java.math.BigDecimal b = (java.math.BigDecimal) s.get(1).params()[0];
+            assertThat(a.add(b).signum()).as("the total does not change").isZero();
+            assertThat(a.signum()).isNotZero();
+        }
     }
 
     @Test

@@ -37,11 +37,17 @@ class WorkloadShapesIT {
     }
 
     private static LoadStats run(String name, long transactions, int txSize) throws Exception {
+        return run(name, transactions, txSize, PREFILL, 2);
+    }
+
+    private static LoadStats run(
+            String name, long transactions, int txSize, long prefill, int threads)
+            throws Exception {
         Workload w =
                 Workloads.create(
                         name,
                         new PostgresDialect(),
-                        new WorkloadOptions(9, PREFILL, txSize, -1, 100));
+                        new WorkloadOptions(9, prefill, txSize, -1, 100));
         try (Connection c = pg.connect()) {
             w.createSchema(c);
             assertThat(w.prefill(c, n -> {})).isEqualTo(w.prefillRows());
@@ -50,7 +56,7 @@ class WorkloadShapesIT {
                 new LoadRunner(
                         w,
                         pg::connect,
-                        new LoadRunner.Options(2, 0, Duration.ofMinutes(2), transactions));
+                        new LoadRunner.Options(threads, 0, Duration.ofMinutes(2), transactions));
         LoadStats s = r.run();
         assertThat(s.errors()).as(name + " errors: " + r.firstError()).isZero();
         assertThat(s.transactions()).isEqualTo(transactions);
@@ -137,6 +143,18 @@ class WorkloadShapesIT {
         assertThat(s.transactionsByType().get("delete") / 2000.0).isCloseTo(0.10, within(0.03));
         assertThat(query("SELECT avg(pg_column_size(r.*))::bigint FROM r1_rows r"))
                 .isBetween(950L, 1_150L);
+    }
+
+    @Test
+    void transfersKeepTheTotalAndNeverDeadlockOnFewAccounts() throws Exception {
+        // eight sessions on five accounts: every transfer waits on another's row locks
+        LoadStats s = run("transfer", 2_000, -1, 5, 8);
+        assertThat(s.rows().get(Op.UPDATE)).isEqualTo(4_000);
+        assertThat(query("SELECT (sum(balance) * 100)::bigint FROM transfer_account"))
+                .isEqualTo(5 * 100_000L);
+        assertThat(query("SELECT count(DISTINCT balance) FROM transfer_account"))
+                .as("money moved")
+                .isGreaterThan(1);
     }
 
     @Test

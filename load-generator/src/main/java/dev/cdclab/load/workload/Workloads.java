@@ -14,6 +14,7 @@ public final class Workloads {
     static {
         ALL.put("mix", MixWorkload::new);
         ALL.put("hot", HotWorkload::new);
+        ALL.put("transfer", TransferWorkload::new);
         ALL.put("W1", PaperWorkloads::w1);
         ALL.put("W2", PaperWorkloads::w2);
         ALL.put("W3", PaperWorkloads.SmallUpdate::new);
