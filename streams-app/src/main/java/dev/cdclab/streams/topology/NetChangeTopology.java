@@ -8,11 +8,13 @@ import dev.cdclab.streams.NetChangeConfig.StateStoreType;
 import dev.cdclab.streams.debezium.DebeziumEventReader;
 import dev.cdclab.streams.fold.WindowPolicy;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serdes;
@@ -45,6 +47,23 @@ public final class NetChangeTopology {
     static final String PROGRESS_STORE = "net-change-progress";
     static final String SCHEMA_STORE = "net-change-schemas";
     static final String REREAD_STORE = "net-change-reread";
+
+    /**
+     * Topic settings of every store's changelog. A restarted instance restores its in-memory stores
+     * from the changelog's start, and the log cleaner never compacts the segment being written,
+     * which rolls only when a record arrives past its bounds: with Kafka's defaults (segments of 1
+     * GiB or 7 days, tombstones kept a day) the restore grows with the time the application has run
+     * and with what it wrote while behind. Segments of 16 MiB or a minute, and tombstones kept a
+     * minute once compacted, bound it to the live keys and the last segment. A tombstone removed
+     * while a restore reads past it can bring back a closed window's change; emitted again, it is
+     * older than what the warehouse holds and is ignored.
+     */
+    public static final Map<String, String> CHANGELOG_TOPIC_CONFIG =
+            Map.of(
+                    TopicConfig.SEGMENT_BYTES_CONFIG, Integer.toString(16 << 20),
+                    TopicConfig.SEGMENT_MS_CONFIG, "60000",
+                    TopicConfig.DELETE_RETENTION_MS_CONFIG, "60000");
+
     static final String NET_CHANGES_SINK = "net-changes";
     static final String DEAD_LETTER_SINK = "dead-letters";
 
@@ -102,7 +121,8 @@ public final class NetChangeTopology {
                         ? Stores.persistentKeyValueStore(PENDING_STORE)
                         : Stores.inMemoryKeyValueStore(PENDING_STORE);
         var pending =
-                Stores.keyValueStoreBuilder(pendingSupplier, Serdes.Bytes(), Serdes.ByteArray());
+                Stores.keyValueStoreBuilder(pendingSupplier, Serdes.Bytes(), Serdes.ByteArray())
+                        .withLoggingEnabled(CHANGELOG_TOPIC_CONFIG);
         t.addStateStore(
                 config.get(NetChangeConfig.STATE_CACHE)
                         ? pending.withCachingEnabled()
@@ -114,26 +134,30 @@ public final class NetChangeTopology {
                                 Stores.persistentKeyValueStore(OVERFLOW_STORE),
                                 Serdes.Bytes(),
                                 Serdes.ByteArray())
-                        .withCachingDisabled(),
+                        .withCachingDisabled()
+                        .withLoggingEnabled(CHANGELOG_TOPIC_CONFIG),
                 "net-change-fold");
         t.addStateStore(
                 Stores.keyValueStoreBuilder(
-                        Stores.inMemoryKeyValueStore(PROGRESS_STORE),
-                        Serdes.Integer(),
-                        Serdes.Long()),
+                                Stores.inMemoryKeyValueStore(PROGRESS_STORE),
+                                Serdes.Integer(),
+                                Serdes.Long())
+                        .withLoggingEnabled(CHANGELOG_TOPIC_CONFIG),
                 "net-change-fold");
         t.addStateStore(
                 Stores.keyValueStoreBuilder(
-                        Stores.inMemoryKeyValueStore(SCHEMA_STORE),
-                        Serdes.Long(),
-                        Serdes.ByteArray()),
+                                Stores.inMemoryKeyValueStore(SCHEMA_STORE),
+                                Serdes.Long(),
+                                Serdes.ByteArray())
+                        .withLoggingEnabled(CHANGELOG_TOPIC_CONFIG),
                 "net-change-fold");
         // keys the log changes while a re-snapshot reads their table
         t.addStateStore(
                 Stores.keyValueStoreBuilder(
-                        Stores.inMemoryKeyValueStore(REREAD_STORE),
-                        Serdes.Bytes(),
-                        Serdes.ByteArray()),
+                                Stores.inMemoryKeyValueStore(REREAD_STORE),
+                                Serdes.Bytes(),
+                                Serdes.ByteArray())
+                        .withLoggingEnabled(CHANGELOG_TOPIC_CONFIG),
                 "net-change-fold");
         t.addSink(
                 NET_CHANGES_SINK,
