@@ -8,9 +8,10 @@
 #      two of 1,000 accounts; the total never changes), while a watcher reads the warehouse ten
 #      times a second (one statement, one snapshot) and records the number of accounts, their
 #      total and how old the newest change it sees is.
-#   3. 30 s into the load, one Streams process and one sink are killed (`kill -9`) and started
-#      again a second later; 30 s after that, the other two. With BROKERS=3, one Kafka node is
-#      killed 15 s after the first round and not started again.
+#   3. Once the warehouse has caught up with the load (every account, newest change under 2 s
+#      old), 30 s on, one Streams process and one sink are killed (`kill -9`) and started again a
+#      second later; 30 s after that, the other two. With BROKERS=3, one Kafka node is killed 15 s
+#      after the first round and not started again.
 #   4. `cdc-lab verify`: the warehouse must equal the source. Then everything is stopped.
 #
 # Exit code 0 when no read of the warehouse showed another total and verify matched.
@@ -19,12 +20,12 @@
 set -u
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 RATE=${RATE:-200}
-DURATION=${DURATION:-120}
+DURATION=${DURATION:-180}
 BROKERS=${BROKERS:-1}
 for tool in psql python3; do
   command -v "$tool" >/dev/null || { echo "scale-out-check: $tool is not on the PATH" >&2; exit 2; }
 done
-[ "$DURATION" -ge 75 ] || { echo "scale-out-check: DURATION must be at least 75 (s)" >&2; exit 2; }
+[ "$DURATION" -ge 120 ] || { echo "scale-out-check: DURATION must be at least 120 (s)" >&2; exit 2; }
 D=${1:-$(mktemp -d "${TMPDIR:-/tmp}/cdc-lab-scale-out.XXXXXX")}
 mkdir -p "$D" || exit 2
 D=$(cd "$D" && pwd)
@@ -90,6 +91,11 @@ CDCLAB_SOURCE_PASSWORD="$(field source_password)" ./cdc-lab load --jdbc-url "$(f
   --workload transfer --rate "$RATE" --duration "${DURATION}s" > "$D/load.out" 2>&1 &
 LOAD=$!
 note "load: transfer at $RATE tx/s for $DURATION s"
+caught_up() {
+  tail -n 1 "$D/watch.log" | awk -F'|' '$2 == 1000 && $4 != "" && $4 < 2000 { ok = 1 } END { exit !ok }'
+}
+for _ in $(seq 1 600); do caught_up && break; kill -0 "$LOAD" 2>/dev/null || break; sleep 0.2; done
+note "warehouse caught up with the load: $(tail -n 1 "$D/watch.log")"
 sleep 30
 note "kill -9 streams $S1 and sink $K1"
 kill -9 "$S1" "$K1"
