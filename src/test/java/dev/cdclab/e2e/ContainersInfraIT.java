@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cdclab.cli.CdcLab;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,32 +34,11 @@ import org.testcontainers.junit.jupiter.Testcontainers;
 class ContainersInfraIT {
     @TempDir Path dir;
 
-    /** Runs the CLI in process; returns exit code, stdout and stderr. */
-    record Result(int code, String out, String err) {}
-
-    static Result cli(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        PrintStream o = System.out;
-        PrintStream e = System.err;
-        int code;
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            code = CdcLab.execute(args);
-        } finally {
-            System.setOut(o);
-            System.setErr(e);
-        }
-        return new Result(
-                code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    }
-
     @Test
     void runOnAPostgresContainerVerifiesAndRemovesIt() throws Exception {
         Path json = dir.resolve("report.json");
-        Result r =
-                cli(
+        TestHelper.CliResult r =
+                TestHelper.cdcLabWithErrors(
                         "run",
                         "--infra",
                         "containers",
@@ -97,8 +73,8 @@ class ContainersInfraIT {
     @Test
     void runWithKafkaInAContainerToo() throws Exception {
         Path json = dir.resolve("report.json");
-        Result r =
-                cli(
+        TestHelper.CliResult r =
+                TestHelper.cdcLabWithErrors(
                         "run",
                         "--infra",
                         "containers",
@@ -129,10 +105,10 @@ class ContainersInfraIT {
     void runOnThreeKafkaContainersKeepsGoingWhenOneIsKilled() throws Exception {
         Path json = dir.resolve("report.json");
         Path work = dir.resolve("run");
-        CompletableFuture<Result> run =
+        CompletableFuture<TestHelper.CliResult> run =
                 CompletableFuture.supplyAsync(
                         () ->
-                                cli(
+                                TestHelper.cdcLabWithErrors(
                                         "run",
                                         "--infra",
                                         "containers",
@@ -205,7 +181,7 @@ class ContainersInfraIT {
                         .orElseThrow();
         docker.killContainerCmd(node2).exec();
 
-        Result r = run.get(5, TimeUnit.MINUTES);
+        TestHelper.CliResult r = run.get(5, TimeUnit.MINUTES);
         assertThat(r.code())
                 .as(() -> r.out() + r.err() + "\nlog, last lines:\n" + TestHelper.tail(log, 60))
                 .isZero();
@@ -221,8 +197,8 @@ class ContainersInfraIT {
 
     @Test
     void anImageThatCannotBeHadIsOneLineAndLeavesNothing() {
-        Result r =
-                cli(
+        TestHelper.CliResult r =
+                TestHelper.cdcLabWithErrors(
                         "run",
                         "--infra",
                         "containers",

@@ -94,8 +94,8 @@ class ExternalInfraIT {
     @Test
     void runOnTheirConnectClusterVerifiesAndCleansUp() throws Exception {
         Path json = dir.resolve("ext.json");
-        ContainersInfraIT.Result r =
-                ContainersInfraIT.cli(
+        TestHelper.CliResult r =
+                TestHelper.cdcLabWithErrors(
                         concat(
                                 concat(
                                         new String[] {"run"},
@@ -121,8 +121,8 @@ class ExternalInfraIT {
     @Test
     void runWithAWorkerInProcessOnTheirKafka() throws Exception {
         Path json = dir.resolve("ext2.json");
-        ContainersInfraIT.Result r =
-                ContainersInfraIT.cli(
+        TestHelper.CliResult r =
+                TestHelper.cdcLabWithErrors(
                         concat(
                                 concat(
                                         new String[] {"run"},
@@ -151,8 +151,8 @@ class ExternalInfraIT {
             s.execute("INSERT INTO their_log VALUES (now(), 'started')");
         }
         try {
-            ContainersInfraIT.Result refused =
-                    ContainersInfraIT.cli(
+            TestHelper.CliResult refused =
+                    TestHelper.cdcLabWithErrors(
                             concat(
                                     concat(
                                             new String[] {"run"},
@@ -181,8 +181,8 @@ class ExternalInfraIT {
 
             // they choose to capture only the tables with a key
             Path json = dir.resolve("exclude.json");
-            ContainersInfraIT.Result r =
-                    ContainersInfraIT.cli(
+            TestHelper.CliResult r =
+                    TestHelper.cdcLabWithErrors(
                             concat(
                                     concat(
                                             new String[] {"run"},
@@ -240,8 +240,8 @@ class ExternalInfraIT {
 
     @Test
     void missingSourceUrlIsAUsageError() {
-        ContainersInfraIT.Result r =
-                ContainersInfraIT.cli(
+        TestHelper.CliResult r =
+                TestHelper.cdcLabWithErrors(
                         "run",
                         "--infra",
                         "external",
@@ -269,7 +269,7 @@ class ExternalInfraIT {
                 args[i + 1] = "127.0.0.1:" + closed;
             }
         }
-        ContainersInfraIT.Result r = ContainersInfraIT.cli(concat(new String[] {"run"}, args));
+        TestHelper.CliResult r = TestHelper.cdcLabWithErrors(concat(new String[] {"run"}, args));
         assertThat(r.code()).isEqualTo(CdcLab.FAILED);
         assertThat(r.err().lines().toList())
                 .singleElement()

@@ -53,8 +53,8 @@ class SqlServerIT {
     @Test
     void runOnSqlServerVerifiesAndReportsTheCaptureJob() throws Exception {
         Path json = dir.resolve("report.json");
-        ContainersInfraIT.Result r =
-                ContainersInfraIT.cli(
+        TestHelper.CliResult r =
+                TestHelper.cdcLabWithErrors(
                         "run",
                         "--source",
                         "sqlserver",

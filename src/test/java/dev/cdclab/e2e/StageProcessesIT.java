@@ -117,8 +117,8 @@ class StageProcessesIT {
             assertThat(sql.out()).contains("n\n40\n");
 
             // the DuckDB file is the sink process's alone: verify says so instead of waiting
-            CliResult refused =
-                    cdcLabWithErrors("verify", "--endpoints-file", endpoints.toString());
+            TestHelper.CliResult refused =
+                    TestHelper.cdcLabWithErrors("verify", "--endpoints-file", endpoints.toString());
             assertThat(refused.code()).as(refused.out()).isNotZero();
             assertThat(refused.err()).contains("DuckDB admits one process");
         } finally {
@@ -176,8 +176,8 @@ class StageProcessesIT {
             }
             System.setOut(original);
             // the source is quiet from here: verify waits on the progress the sinks commit
-            CliResult verified =
-                    cdcLabWithErrors(
+            TestHelper.CliResult verified =
+                    TestHelper.cdcLabWithErrors(
                             "verify", "--endpoints-file", endpoints.toString(), "--timeout", "90s");
             assertThat(verified.code()).as(verified.out() + verified.err()).isZero();
             assertThat(verified.out())
@@ -185,8 +185,8 @@ class StageProcessesIT {
                     .containsPattern(Pattern.quote(table) + "\\s+ok")
                     .contains("verified: ");
             // nothing changed since: only the progress committed while idle can answer
-            CliResult again =
-                    cdcLabWithErrors(
+            TestHelper.CliResult again =
+                    TestHelper.cdcLabWithErrors(
                             "verify", "--endpoints-file", endpoints.toString(), "--timeout", "30s");
             assertThat(again.code()).as(again.out() + again.err()).isZero();
         } finally {
@@ -245,27 +245,6 @@ class StageProcessesIT {
         }
         assertThat(commands).as("up printed a streams and a sink command").hasSize(2);
         return commands;
-    }
-
-    /** What a command printed on either stream, and its exit code. */
-    private record CliResult(int code, String out, String err) {}
-
-    private static CliResult cdcLabWithErrors(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        PrintStream originalOut = System.out;
-        PrintStream originalErr = System.err;
-        int code;
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            code = CdcLab.execute(args);
-        } finally {
-            System.setOut(originalOut);
-            System.setErr(originalErr);
-        }
-        return new CliResult(
-                code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
     /** Runs a stage command on a free admin port; returns its admin URL. */

@@ -36,6 +36,28 @@ final class TestHelper {
     /** What a command line printed to standard output, and its exit code. */
     record CliRun(int code, String out) {}
 
+    /** What a command printed on standard output and on standard error, and its exit code. */
+    record CliResult(int code, String out, String err) {}
+
+    /** Runs {@code cdc-lab ARGS} in this JVM, capturing standard output and standard error. */
+    static CliResult cdcLabWithErrors(String... args) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream originalOut = System.out;
+        java.io.PrintStream originalErr = System.err;
+        int code;
+        try {
+            System.setOut(new java.io.PrintStream(out, true, StandardCharsets.UTF_8));
+            System.setErr(new java.io.PrintStream(err, true, StandardCharsets.UTF_8));
+            code = dev.cdclab.cli.CdcLab.execute(args);
+        } finally {
+            System.setOut(originalOut);
+            System.setErr(originalErr);
+        }
+        return new CliResult(
+                code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
     /** Runs {@code cdc-lab ARGS} in this JVM, capturing what it prints. */
     static CliRun cdcLab(String... args) {
         java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
