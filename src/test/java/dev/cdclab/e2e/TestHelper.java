@@ -60,16 +60,10 @@ final class TestHelper {
 
     /** Runs {@code cdc-lab ARGS} in this JVM, capturing what it prints. */
     static CliRun cdcLab(String... args) {
-        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
-        java.io.PrintStream original = System.out;
-        int code;
-        try {
-            System.setOut(new java.io.PrintStream(captured, true, StandardCharsets.UTF_8));
-            code = dev.cdclab.cli.CdcLab.execute(args);
-        } finally {
-            System.setOut(original);
-        }
-        return new CliRun(code, captured.toString(StandardCharsets.UTF_8));
+        CliResult r = cdcLabWithErrors(args);
+        // what went to standard error stays in the test's log
+        System.err.print(r.err());
+        return new CliRun(r.code(), r.out());
     }
 
     /**
