@@ -296,7 +296,10 @@ public final class ChaosLab implements AutoCloseable {
                     args.add("--set");
                     args.add(k + "=" + v);
                 });
-        List<String> jvmOptions = new ArrayList<>(List.of("-Xmx512m", "-XX:+UseSerialGC"));
+        // C1 alone, as the launcher runs these stages: a restarted stage works through its
+        // outage's backlog instead of competing with C2 compiling in every stage at once
+        List<String> jvmOptions =
+                new ArrayList<>(List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
         jvmOptions.addAll(jvm);
         ChildJvm child = new ChildJvm(name, stageMain, args, work, env, jvmOptions);
         started.add(child);
