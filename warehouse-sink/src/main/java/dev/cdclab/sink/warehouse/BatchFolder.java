@@ -69,7 +69,8 @@ public final class BatchFolder {
         return absentBefore(older) ? NetOperation.INSERT : NetOperation.UPDATE;
     }
 
-    private static NetChange withOp(NetChange c, NetOperation op) {
+    /** The change with another operation. */
+    static NetChange withOp(NetChange c, NetOperation op) {
         if (c.op() == op) {
             return c;
         }

@@ -60,9 +60,12 @@ abstract class WarehouseContract {
     protected WarehouseWriter writer;
     private String table;
 
+    private Target target;
+
     @BeforeEach
     void open() throws Exception {
         Target t = freshWarehouse();
+        target = t;
         writer = new WarehouseWriter(t.url(), t.user(), t.password());
         table = "public.items_" + Long.toHexString(System.nanoTime());
     }
@@ -153,6 +156,17 @@ abstract class WarehouseContract {
                         upsert(table, 1, "a again", null, 14)),
                 200);
         assertThat(names()).isEqualTo(Map.of(1, "a again"));
+    }
+
+    @Test
+    void rowsInsertedAgainAfterASkippedTruncateReplaceTheRowsKept() throws Exception {
+        writer.close();
+        writer = new WarehouseWriter(target.url(), target.user(), target.password(), true);
+        writer.apply(List.of(insert(table, 1, "a", 10), insert(table, 2, "b", 11)), 100);
+        // TRUNCATE, then the same keys inserted again: the warehouse still holds them
+        writer.apply(List.of(truncate(table, 20), insert(table, 1, "a again", 21)), 200);
+        writer.apply(List.of(insert(table, 2, "b again", 30)), 300);
+        assertThat(names()).isEqualTo(Map.of(1, "a again", 2, "b again"));
     }
 
     @Test
