@@ -5,7 +5,9 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -63,6 +65,19 @@ public final class KafkaBroker implements AutoCloseable {
          * @throws UnsupportedOperationException when the node runs in this JVM
          */
         void kill();
+
+        /**
+         * Whether the node still runs: false once its process has ended. A node in this JVM runs
+         * until stopped.
+         */
+        default boolean alive() {
+            return true;
+        }
+
+        /** Where the node's own output goes, for an error message; null when it has none. */
+        default Path logFile() {
+            return null;
+        }
     }
 
     /** The default runner: a {@link KafkaRaftServer} in this JVM. */
@@ -218,10 +233,53 @@ public final class KafkaBroker implements AutoCloseable {
         inParallel(stopped, KafkaBroker::startUp);
         // the cluster may still count a killed node as registered: each must answer itself
         for (Node n : stopped) {
+            awaitListening(n, Duration.ofSeconds(120));
             Builder.awaitReady(n.address, 1, Duration.ofSeconds(60));
         }
         Builder.awaitReady(bootstrapServers, nodes.size(), Duration.ofSeconds(60));
         LOG.info("Kafka {} resumed", bootstrapServers);
+    }
+
+    /**
+     * Waits until node {@code n} accepts connections on its broker port, with a plain socket: an
+     * {@link Admin} pointed at a port nobody listens on rebootstraps without pause, a core spent
+     * while the node's own start wants it. Fails at once, naming its log, if its process ended.
+     */
+    private static void awaitListening(Node n, Duration timeout) {
+        int colon = n.address.lastIndexOf(':');
+        String host = n.address.substring(0, colon);
+        int port = Integer.parseInt(n.address.substring(colon + 1));
+        Poll poll = Poll.within(timeout).every(Duration.ofMillis(200));
+        while (true) {
+            RunningNode running = n.running;
+            if (running == null || !running.alive()) {
+                Path log = running == null ? null : running.logFile();
+                throw new IllegalStateException(
+                        "Kafka node "
+                                + n.id
+                                + " ended while starting"
+                                + (log == null ? "" : " (see " + log + ")"));
+            }
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress(host, port), 1000);
+                return;
+            } catch (IOException notYet) {
+                if (poll.expired()) {
+                    throw new IllegalStateException(
+                            "Kafka node "
+                                    + n.id
+                                    + " not listening on "
+                                    + n.address
+                                    + " after "
+                                    + timeout.toSeconds()
+                                    + " s"
+                                    + (running.logFile() == null
+                                            ? ""
+                                            : " (see " + running.logFile() + ")"));
+                }
+                poll.pause();
+            }
+        }
     }
 
     /** The node (counted from 1) that leads partition {@code partition} of {@code topic}. */
@@ -522,6 +580,9 @@ public final class KafkaBroker implements AutoCloseable {
         static void awaitReady(String bootstrap, int nodes, Duration timeout) {
             Properties props = new Properties();
             props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            // rebootstrapping, the default since Kafka 4.0, retries an unreachable bootstrap list
+            // without backoff; the reconnect backoff paces the wait instead
+            props.put(AdminClientConfig.METADATA_RECOVERY_STRATEGY_CONFIG, "none");
             Poll poll = Poll.within(timeout).every(Duration.ofMillis(100));
             try (Admin admin = Admin.create(props)) {
                 while (true) {
@@ -544,7 +605,14 @@ public final class KafkaBroker implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted", e);
             } catch (Exception e) {
-                throw new IllegalStateException("broker not ready: " + e.getMessage(), e);
+                throw new IllegalStateException(
+                        "Kafka at "
+                                + bootstrap
+                                + " not ready: "
+                                + (e.getMessage() == null
+                                        ? e.getClass().getSimpleName()
+                                        : e.getMessage()),
+                        e);
             }
         }
 

@@ -38,7 +38,9 @@ final class KafkaNodeProcess implements KafkaBroker.RunningNode {
                                             .toString()),
                             workDir,
                             Map.of(),
-                            List.of("-Xmx512m", "-XX:+UseSerialGC"));
+                            // C1 alone: started again under load, a node answered after 6-11 s,
+                            // and after 20-44 s with C2 as well
+                            List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
             return new KafkaNodeProcess(jvm.start());
         };
     }
@@ -60,6 +62,16 @@ final class KafkaNodeProcess implements KafkaBroker.RunningNode {
     @Override
     public void kill() {
         jvm.kill();
+    }
+
+    @Override
+    public boolean alive() {
+        return jvm.alive();
+    }
+
+    @Override
+    public Path logFile() {
+        return jvm.logFile();
     }
 
     /** Entry point of the node process: {@code <server.properties> <log file>}. */
