@@ -16,7 +16,7 @@
 #
 # Exit code 0 when no read of the warehouse showed another total and verify matched.
 # Needs psql (Debian: postgresql-client) and python3 besides JDK and Maven.
-# Usage: [BROKERS=3] [RATE=200] [DURATION=120] scripts/scale-out-check.sh [WORK_DIR]
+# Usage: [BROKERS=3] [RATE=200] [DURATION=120] scripts/scale-out-check.sh [WORK_DIR (new or empty)]
 set -u
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 RATE=${RATE:-200}
@@ -28,6 +28,8 @@ done
 [ "$DURATION" -ge 120 ] || { echo "scale-out-check: DURATION must be at least 120 (s)" >&2; exit 2; }
 D=${1:-$(mktemp -d "${TMPDIR:-/tmp}/cdc-lab-scale-out.XXXXXX")}
 mkdir -p "$D" || exit 2
+# an earlier run's files (its stop-watch among them) would end this run's watcher at once
+[ -z "$(ls -A "$D")" ] || { echo "scale-out-check: $D is not empty; give a new or empty directory" >&2; exit 2; }
 D=$(cd "$D" && pwd)
 cd "$ROOT" || exit 2
 echo "work directory $D" >&2
