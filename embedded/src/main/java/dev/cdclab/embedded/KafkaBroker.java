@@ -247,21 +247,21 @@ public final class KafkaBroker implements AutoCloseable {
      */
     private static void awaitListening(Node n, Duration timeout) {
         int colon = n.address.lastIndexOf(':');
-        String host = n.address.substring(0, colon);
-        int port = Integer.parseInt(n.address.substring(colon + 1));
+        InetSocketAddress address =
+                new InetSocketAddress(
+                        n.address.substring(0, colon),
+                        Integer.parseInt(n.address.substring(colon + 1)));
         Poll poll = Poll.within(timeout).every(Duration.ofMillis(200));
         while (true) {
             RunningNode running = n.running;
+            Path log = running == null ? null : running.logFile();
+            String seeLog = log == null ? "" : " (see " + log + ")";
             if (running == null || !running.alive()) {
-                Path log = running == null ? null : running.logFile();
                 throw new IllegalStateException(
-                        "Kafka node "
-                                + n.id
-                                + " ended while starting"
-                                + (log == null ? "" : " (see " + log + ")"));
+                        "Kafka node " + n.id + " ended while starting" + seeLog);
             }
             try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress(host, port), 1000);
+                s.connect(address, 1000);
                 return;
             } catch (IOException notYet) {
                 if (poll.expired()) {
@@ -273,9 +273,7 @@ public final class KafkaBroker implements AutoCloseable {
                                     + " after "
                                     + timeout.toSeconds()
                                     + " s"
-                                    + (running.logFile() == null
-                                            ? ""
-                                            : " (see " + running.logFile() + ")"));
+                                    + seeLog);
                 }
                 poll.pause();
             }
