@@ -143,6 +143,7 @@ public final class Comparison {
                                         f.postgresCpuPerMillion()),
                         r.verified() == null ? "-" : r.verified() ? "yes" : "NO");
             }
+            printEnded(out);
             Double ratio = ratio();
             Double ratioDuck = ratioDuckDb();
             out.printf(
@@ -151,6 +152,34 @@ public final class Comparison {
                             + " DuckDB%n",
                     ratio == null ? "n/a" : Numbers.fixed2(ratio) + "x",
                     ratioDuck == null ? "n/a" : Numbers.fixed2(ratioDuck) + "x");
+        }
+
+        /**
+         * Of each arm's CPU, the processes that ended during the fixed step: the load's source
+         * sessions, which close with the step. The same load in every arm, so they say how much of
+         * the difference between the arms is the pipelines.
+         */
+        private void printEnded(PrintStream out) {
+            List<String> ended = new ArrayList<>();
+            List<String> without = new ArrayList<>();
+            for (ArmResult r : arms) {
+                RateLadder.Step f = r.ladder() == null ? null : r.ladder().fixed();
+                ended.add(f == null ? "-" : perMillion(f.endedCpuPerMillion()));
+                without.add(
+                        f == null
+                                ? "-"
+                                : perMillion(f.machineCpuPerMillion() - f.endedCpuPerMillion()));
+            }
+            out.println(
+                    "CPU s per M changes of processes that ended in the step (mostly the load's"
+                            + " source sessions), in the order above: "
+                            + String.join(" / ", ended)
+                            + "; the rest: "
+                            + String.join(" / ", without));
+        }
+
+        private static String perMillion(double seconds) {
+            return String.format(Locale.ROOT, "%.0f", seconds);
         }
 
         private static Double ratio(ArmResult ours, ArmResult baseline) {

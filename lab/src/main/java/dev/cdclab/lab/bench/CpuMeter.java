@@ -29,10 +29,10 @@ public final class CpuMeter {
     private static final long SELF = ProcessHandle.current().pid();
 
     /**
-     * One process's or thread's counters: a process's ticks include the children it waited for; a
-     * thread's start time tells a reused id apart.
+     * One process's or thread's counters: a process's ticks include the children it waited for
+     * ({@code childTicks} of them); a thread's start time tells a reused id apart.
      */
-    private record Proc(String comm, long start, long ticks) {}
+    private record Proc(String comm, long start, long ticks, long childTicks) {}
 
     private static final Predicate<Proc> POSTGRES = p -> p.comm().equals("postgres");
 
@@ -71,7 +71,29 @@ public final class CpuMeter {
                     jvm / TICKS_PER_SECOND,
                     postgres / TICKS_PER_SECOND,
                     (nanoTime - earlier.nanoTime) / 1e9,
-                    roles(earlier, jvm / TICKS_PER_SECOND));
+                    roles(earlier, jvm / TICKS_PER_SECOND),
+                    ended(earlier) / TICKS_PER_SECOND);
+        }
+
+        /**
+         * Ticks of the processes that ended in between, from the time their parents gained by
+         * waiting for them (their whole lives) less what they had used by the earlier reading.
+         */
+        private long ended(Reading earlier) {
+            long gained = 0;
+            for (Proc p : procs.values()) {
+                gained += p.childTicks();
+            }
+            for (Proc p : earlier.procs.values()) {
+                gained -= p.childTicks();
+            }
+            for (Map.Entry<Long, Proc> e : earlier.procs.entrySet()) {
+                Proc now = procs.get(e.getKey());
+                if (now == null || now.start() != e.getValue().start()) {
+                    gained -= e.getValue().ticks() - e.getValue().childTicks();
+                }
+            }
+            return Math.max(0, gained);
         }
 
         private static long ticks(Map<Long, Proc> procs, long pid) {
@@ -127,17 +149,31 @@ public final class CpuMeter {
      * @param postgresSeconds PostgreSQL's processes (source and warehouse)
      * @param wallSeconds the time between the two readings
      * @param jvmRoles this JVM's seconds by what its threads work for; empty where not measured
+     * @param endedSeconds of {@code machineSeconds}, the time of processes that ended in between
+     *     (the load's database sessions, which close with their phase), counted through the parents
+     *     that waited for them
      */
     public record Usage(
             double machineSeconds,
             double jvmSeconds,
             double postgresSeconds,
             double wallSeconds,
-            Map<ThreadRole, Double> jvmRoles) {
+            Map<ThreadRole, Double> jvmRoles,
+            double endedSeconds) {
 
-        /** Usage without the wall time or the JVM's split. */
+        /** Usage without the wall time, the JVM's split or the ended processes. */
         public Usage(double machineSeconds, double jvmSeconds, double postgresSeconds) {
-            this(machineSeconds, jvmSeconds, postgresSeconds, Double.NaN, Map.of());
+            this(machineSeconds, jvmSeconds, postgresSeconds, Double.NaN, Map.of(), 0);
+        }
+
+        /** Usage without the ended processes' share. */
+        public Usage(
+                double machineSeconds,
+                double jvmSeconds,
+                double postgresSeconds,
+                double wallSeconds,
+                Map<ThreadRole, Double> jvmRoles) {
+            this(machineSeconds, jvmSeconds, postgresSeconds, wallSeconds, jvmRoles, 0);
         }
 
         /** Cores busy on average over the wall time: {@code seconds / wallSeconds}. */
@@ -230,13 +266,12 @@ public final class CpuMeter {
                     // 16th, cstime 17th, start 22nd
                     String[] f = stat.substring(close + 2).split(" ");
                     long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
-                    if (withChildren) {
-                        ticks += Long.parseLong(f[13]) + Long.parseLong(f[14]);
-                    }
+                    long children =
+                            withChildren ? Long.parseLong(f[13]) + Long.parseLong(f[14]) : 0;
                     long start = Long.parseLong(f[19]);
                     procs.put(
                             Long.parseLong(dir.getFileName().toString()),
-                            new Proc(comm, start, ticks));
+                            new Proc(comm, start, ticks + children, children));
                 } catch (IOException | RuntimeException e) {
                     // the process ended while being read
                 }

@@ -90,6 +90,14 @@ public final class RateLadder {
             return changes == 0 ? Double.NaN : cpu.postgresSeconds() / changes * 1e6;
         }
 
+        /**
+         * Of {@link #machineCpuPerMillion}, the processes that ended during the step (the load's
+         * database sessions) per million source row changes.
+         */
+        public double endedCpuPerMillion() {
+            return changes == 0 ? Double.NaN : cpu.endedSeconds() / changes * 1e6;
+        }
+
         /** Cores the machine kept busy on average from the step's start until caught up. */
         public double machineCores() {
             return cpu.machineSeconds() / cpuWindowSeconds;

@@ -53,10 +53,12 @@ public final class StepTable {
         m.put("cpu_s_machine", Numbers.round3(s.cpu().machineSeconds()));
         m.put("cpu_s_jvm", Numbers.round3(s.cpu().jvmSeconds()));
         m.put("cpu_s_postgres", Numbers.round3(s.cpu().postgresSeconds()));
+        m.put("cpu_s_ended_processes", Numbers.round3(s.cpu().endedSeconds()));
         m.put("machine_cores_busy", Numbers.round3(s.machineCores()));
         m.put("cpu_s_per_million_changes_machine", Numbers.round3(s.machineCpuPerMillion()));
         m.put("cpu_s_per_million_changes_jvm", Numbers.round3(s.jvmCpuPerMillion()));
         m.put("cpu_s_per_million_changes_postgres", Numbers.round3(s.postgresCpuPerMillion()));
+        m.put("cpu_s_per_million_changes_ended_processes", Numbers.round3(s.endedCpuPerMillion()));
         if (s.rowsWritten() >= 0) {
             m.put("warehouse_rows_written", s.rowsWritten());
         }

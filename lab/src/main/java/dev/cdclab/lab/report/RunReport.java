@@ -256,6 +256,7 @@ public final class RunReport {
         c.put("machine_s", round3(u.machineSeconds()));
         c.put("postgres_s", round3(u.postgresSeconds()));
         c.put("jvm_s", round3(u.jvmSeconds()));
+        c.put("ended_processes_s", round3(u.endedSeconds()));
         Map<String, Object> roles = new LinkedHashMap<>();
         u.jvmRoles()
                 .forEach(

@@ -26,7 +26,7 @@ class ComparisonTest {
                 h,
                 1.5,
                 sustained,
-                new CpuMeter.Usage(10, 6, 4),
+                new CpuMeter.Usage(10, 6, 4, 10, Map.of(), 3),
                 10,
                 -1);
     }
@@ -59,6 +59,25 @@ class ComparisonTest {
         assertThat(r.asMap())
                 .containsEntry("ratio", 1.5)
                 .containsKeys("baseline", "ours", "ours_duckdb");
+    }
+
+    @Test
+    void printsTheShareOfTheProcessesThatEndedInTheFixedStepAndTheRestPerArm() {
+        Comparison.Result r =
+                new Comparison.Result(
+                        List.of(arm("baseline", 700), arm("ours", 1400), arm("ours_duckdb", 700)));
+
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        r.print(100, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        String table = bytes.toString(StandardCharsets.UTF_8);
+
+        // the fixed step: 3,500 changes, 10 s of CPU of which 3 s in processes that ended
+        assertThat(table)
+                .contains("2857 (JVM 1714, PG 1143)")
+                .contains(
+                        "processes that ended in the step (mostly the load's source sessions), in"
+                                + " the order above: 857 / 857 / 857; the rest: 2000 / 2000 /"
+                                + " 2000");
     }
 
     @Test

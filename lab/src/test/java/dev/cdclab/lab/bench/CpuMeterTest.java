@@ -100,6 +100,23 @@ class CpuMeterTest {
 
         assertThat(usage.jvmSeconds()).isGreaterThanOrEqualTo(0.3);
         assertThat(usage.machineSeconds()).isGreaterThanOrEqualTo(usage.jvmSeconds());
+        assertThat(usage.endedSeconds()).isGreaterThanOrEqualTo(0.3);
+        assertThat(usage.endedSeconds()).isLessThanOrEqualTo(usage.machineSeconds());
+    }
+
+    @Test
+    void countsOnlyTheTimeAnEndedProcessUsedAfterTheEarlierReading() throws Exception {
+        assumeThat(Files.isDirectory(Path.of("/proc/self/task"))).isTrue();
+        Process child =
+                new ProcessBuilder("timeout", "1.6", "sh", "-c", "while :; do :; done").start();
+        Thread.sleep(800);
+        CpuMeter.Reading before = CpuMeter.read();
+        assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+
+        CpuMeter.Usage usage = CpuMeter.read().since(before);
+
+        // at most the 0.8 s of wall time left to it, not the whole of its life
+        assertThat(usage.endedSeconds()).isBetween(0.1, 1.05);
     }
 
     /** A started thread that spins a quarter second of CPU, says so, then waits to be released. */
