@@ -50,6 +50,12 @@ class LabCommandsIT {
         assertThat(r.get("steps")).hasSize(2);
         assertThat(r.get("pipeline").get("interval").asText()).isEqualTo("transaction");
         assertThat(r.get("highest_sustained_changes_per_s").asDouble()).isPositive();
+        // each rising step starts right after a checkpoint of the source
+        assertThat(out).doesNotContain("without a checkpoint");
+        try (var lines = Files.lines(dir.resolve("bench/logs/postgres.log"))) {
+            assertThat(lines.filter(l -> l.contains("checkpoint starting: immediate")).count())
+                    .isGreaterThanOrEqualTo(2);
+        }
     }
 
     @Test

@@ -5,6 +5,7 @@ import dev.cdclab.orchestration.operate.HealthWatch;
 import dev.cdclab.orchestration.verify.VerificationResult;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -23,6 +24,22 @@ public interface BenchTarget extends AutoCloseable, LoadPhases.Target {
 
     /** Called before each measured step (resets what is counted per step). */
     default void beforeStep() {}
+
+    /**
+     * Makes the PostgreSQL servers of the pipeline (the source, and a PostgreSQL warehouse)
+     * checkpoint now. After a checkpoint every page's first change writes a full-page image to the
+     * log, so a step that starts right after one starts where every other step does, instead of
+     * wherever the server's timed checkpoint happens to fall.
+     */
+    default void checkpoint() throws SQLException {}
+
+    /** Runs {@code CHECKPOINT} on a connection, then closes it. */
+    static void checkpoint(Connection c) throws SQLException {
+        try (c;
+                Statement s = c.createStatement()) {
+            s.execute("CHECKPOINT");
+        }
+    }
 
     /**
      * Waits until every change committed at the source before now is in the warehouse.

@@ -64,6 +64,14 @@ public final class PipelineTarget implements BenchTarget {
     }
 
     @Override
+    public void checkpoint() throws SQLException {
+        BenchTarget.checkpoint(sourceConnection());
+        if (warehouse != null) {
+            BenchTarget.checkpoint(warehouse.connect());
+        }
+    }
+
+    @Override
     public Duration awaitCaughtUp(Duration timeout) {
         return pipeline.awaitCaughtUp(timeout);
     }

@@ -135,9 +135,13 @@ public final class RateLadder {
         default void warmup(Duration length, double rate) {}
 
         default void step(Step step) {}
+
+        /** The steps run without the checkpoint before each (the user may not ask for one). */
+        default void noCheckpoint(String why) {}
     }
 
     private final Plan plan;
+    private boolean checkpointing = true;
 
     public RateLadder(Plan plan) {
         this.plan = plan;
@@ -174,13 +178,13 @@ public final class RateLadder {
         Step fixed = null;
         long[] issued = {next};
         if (plan.fixedRate() > 0) {
-            fixed = measure(target, workload, plan.fixedRate(), true, issued);
+            fixed = measure(target, workload, plan.fixedRate(), true, issued, listener);
             listener.step(fixed);
         }
         List<Step> steps = new ArrayList<>();
         if (fixed == null || !Double.isInfinite(fixed.catchUpSeconds())) {
             for (double rate : plan.rates()) {
-                Step s = measure(target, workload, rate, false, issued);
+                Step s = measure(target, workload, rate, false, issued, listener);
                 steps.add(s);
                 listener.step(s);
                 if (Double.isInfinite(s.catchUpSeconds())
@@ -193,9 +197,24 @@ public final class RateLadder {
     }
 
     private Step measure(
-            BenchTarget target, Workload workload, double rate, boolean fixed, long[] issued)
+            BenchTarget target,
+            Workload workload,
+            double rate,
+            boolean fixed,
+            long[] issued,
+            Listener listener)
             throws SQLException {
         boolean countRows = fixed && plan.countRows();
+        if (!fixed && checkpointing) {
+            // the rising steps decide the sustained rate: each starts right after a checkpoint,
+            // so none is the one a timed checkpoint happens to fall in
+            try {
+                target.checkpoint();
+            } catch (SQLException e) {
+                checkpointing = false;
+                listener.noCheckpoint(e.getMessage());
+            }
+        }
         long rows0 = countRows ? target.rowsWritten() : -1;
         target.beforeStep();
         CpuMeter.Reading cpu0 = CpuMeter.read();

@@ -183,6 +183,12 @@ public final class StandardPipeline implements BenchTarget {
         return infra.source().connect();
     }
 
+    @Override
+    public void checkpoint() throws SQLException {
+        BenchTarget.checkpoint(sourceConnection());
+        BenchTarget.checkpoint(warehouse.connect());
+    }
+
     /**
      * Waits until every captured table of the warehouse has the source's row count and newest
      * generator commit time: the sink applies each table's topic in order, so then every change

@@ -94,6 +94,11 @@ public final class StepTable {
             }
 
             @Override
+            public void noCheckpoint(String why) {
+                out.println("steps run without a checkpoint before each: " + why);
+            }
+
+            @Override
             public void step(RateLadder.Step s) {
                 if (!headed) {
                     out.println(header());
