@@ -23,6 +23,12 @@ import org.junit.jupiter.api.io.TempDir;
 class LauncherJvmOptionsTest {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     private static final String C1_ALONE = "-XX:TieredStopAtLevel=1";
+    private static final List<String> C2_THRESHOLDS_TENFOLD =
+            List.of(
+                    "-XX:Tier4InvocationThreshold=50000",
+                    "-XX:Tier4MinInvocationThreshold=6000",
+                    "-XX:Tier4CompileThreshold=150000",
+                    "-XX:Tier4BackEdgeThreshold=400000");
 
     @TempDir Path dir;
 
@@ -31,6 +37,7 @@ class LauncherJvmOptionsTest {
         for (String stage : List.of("streams", "sink")) {
             List<String> args = javaArguments(Map.of(), stage, "--help");
             assertThat(args).as(stage).contains(C1_ALONE, "-Xmx1g");
+            assertThat(args).as(stage).doesNotContainAnyElementsOf(C2_THRESHOLDS_TENFOLD);
             assertThat(args).as(stage).anyMatch(a -> a.startsWith("-XX:ArchiveClassesAtExit="));
             assertThat(args.subList(args.indexOf("dev.cdclab.cli.CdcLab"), args.size()))
                     .containsExactly("dev.cdclab.cli.CdcLab", stage, "--help");
@@ -38,11 +45,12 @@ class LauncherJvmOptionsTest {
     }
 
     @Test
-    void otherCommandsKeepBothTiers() throws Exception {
+    void otherCommandsKeepBothTiersWithC2sThresholdsTenfold() throws Exception {
         for (String command : List.of("run", "up", "bench", "chaos")) {
             assertThat(javaArguments(Map.of(), command, "--help"))
                     .as(command)
                     .contains("-Xmx1g")
+                    .containsAll(C2_THRESHOLDS_TENFOLD)
                     .doesNotContain(C1_ALONE);
         }
     }
@@ -52,6 +60,9 @@ class LauncherJvmOptionsTest {
         List<String> args =
                 javaArguments(Map.of("CDCLAB_JAVA_OPTS", "-Xmx2g -XX:+UseSerialGC"), "sink");
         assertThat(args).contains("-Xmx2g", "-XX:+UseSerialGC").doesNotContain(C1_ALONE, "-Xmx1g");
+        assertThat(javaArguments(Map.of("CDCLAB_JAVA_OPTS", "-Xmx2g"), "run"))
+                .contains("-Xmx2g")
+                .doesNotContainAnyElementsOf(C2_THRESHOLDS_TENFOLD);
     }
 
     private List<String> javaArguments(Map<String, String> env, String... command)

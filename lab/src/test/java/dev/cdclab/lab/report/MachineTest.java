@@ -3,10 +3,11 @@ package dev.cdclab.lab.report;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The machine line names the allocator settings a run had, and only when it had some. */
+/** The machine line names the JVM options and allocator settings a run had, and only those. */
 class MachineTest {
     private static Map<String, Object> facts() {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -32,6 +33,33 @@ class MachineTest {
                 .isEqualTo(
                         "2 cores, 24 GiB, Linux 6.18.44 amd64, Java 17.0.15,"
                                 + " GLIBC_TUNABLES=glibc.malloc.tcache_count=4096");
+    }
+
+    @Test
+    void jvmOptionsFollowJavaAndPrecedeTheTunables() {
+        Map<String, Object> m = facts();
+        m.put("jvm_options", List.of("-Xmx1g", "-XX:Tier4InvocationThreshold=50000"));
+        m.put("glibc_tunables", "glibc.malloc.tcache_count=4096");
+        assertThat(Machine.oneLine(m))
+                .isEqualTo(
+                        "2 cores, 24 GiB, Linux 6.18.44 amd64, Java 17.0.15 -Xmx1g"
+                                + " -XX:Tier4InvocationThreshold=50000,"
+                                + " GLIBC_TUNABLES=glibc.malloc.tcache_count=4096");
+    }
+
+    @Test
+    void onlyOptionsThatChangeHowTheJvmRunsAreKept() {
+        assertThat(
+                        Machine.jvmOptions(
+                                List.of(
+                                        "-javaagent:/x/jacoco.jar",
+                                        "-XX:+UseG1GC",
+                                        "-Xlog:cds=off",
+                                        "-XX:SharedArchiveFile=/home/u/.cache/a.jsa",
+                                        "-Xshare:auto",
+                                        "-Dfoo=bar",
+                                        "-Xmx1g")))
+                .containsExactly("-XX:+UseG1GC", "-Xmx1g");
     }
 
     @Test
