@@ -84,6 +84,14 @@ final class ApplyBenchCommand implements Callable<Integer> {
     int changes;
 
     @Option(
+            names = "--tables",
+            defaultValue = "1",
+            description =
+                    "Tables of the same layout each transaction's changes are dealt to, in turn,"
+                            + " each filled to --rows (default: ${DEFAULT-VALUE}).")
+    int tables;
+
+    @Option(
             names = "--insert-share",
             defaultValue = "0.45",
             description =
@@ -144,6 +152,9 @@ final class ApplyBenchCommand implements Callable<Integer> {
         if (changes < 1) {
             throw new IllegalArgumentException("--changes must be at least 1");
         }
+        if (tables < 1) {
+            throw new IllegalArgumentException("--tables must be at least 1");
+        }
         if (insertShare < 0 || insertShare > 1) {
             throw new IllegalArgumentException("--insert-share must be between 0 and 1");
         }
@@ -169,13 +180,14 @@ final class ApplyBenchCommand implements Callable<Integer> {
         PrintStream out = System.out;
         out.printf(
                 Locale.ROOT,
-                "cdc-lab apply-bench %s: %s, transactions of %d net changes (%.0f%% inserts), %d"
+                "cdc-lab apply-bench %s: %s, transactions of %d net changes%s (%.0f%% inserts), %d"
                         + " timed after %d, machine %s%n",
                 runId,
                 warehouse == Warehouse.postgresql
                         ? "PostgreSQL warehouse (" + (durable ? "durable" : "not durable") + ")"
                         : "DuckDB warehouse",
                 changes,
+                tables == 1 ? "" : " over " + tables + " tables",
                 insertShare * 100,
                 transactions,
                 warmupTransactions,
@@ -210,8 +222,8 @@ final class ApplyBenchCommand implements Callable<Integer> {
                                 url,
                                 server != null ? server.user() : null,
                                 server != null ? server.password() : null)) {
-                    ApplyBench bench = new ApplyBench(writer, "bench.apply_" + n, settings);
-                    PrefillProgress bar = new PrefillProgress(out, n);
+                    ApplyBench bench = new ApplyBench(writer, "bench.apply_" + n, tables, settings);
+                    PrefillProgress bar = new PrefillProgress(out, n * tables);
                     ApplyBench.Result r = bench.run(n, bar);
                     results.add(r);
                     out.printf(
@@ -257,6 +269,7 @@ final class ApplyBenchCommand implements Callable<Integer> {
             m.put("transactions", transactions);
             m.put("warmup_transactions", warmupTransactions);
             m.put("changes_per_transaction", changes);
+            m.put("tables", tables);
             m.put("insert_share", insertShare);
             m.put("seed", seed);
             m.put("sizes", sizes);

@@ -24,10 +24,11 @@ import java.util.function.LongConsumer;
 import org.HdrHistogram.Histogram;
 
 /**
- * The warehouse apply alone, against the size of the table it writes: a table is filled through the
- * writer to a given number of rows, then warehouse transactions of net changes (new keys, updates
- * and deletes of random existing keys, every one newer than the table) are applied and timed one by
- * one, as the sink applies what the net-change log holds.
+ * The warehouse apply alone, against the size of the table it writes: a table (or several of the
+ * same layout) is filled through the writer to a given number of rows, then warehouse transactions
+ * of net changes (new keys, updates and deletes of random existing keys, every one newer than the
+ * table, dealt to the tables in turn) are applied and timed one by one, as the sink applies what
+ * the net-change log holds.
  */
 public final class ApplyBench {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -82,12 +83,12 @@ public final class ApplyBench {
     /**
      * One table size's figures.
      *
-     * @param tableRows rows in the table when the timed transactions began
+     * @param tableRows rows in each table when the timed transactions began
      * @param fillSeconds time to fill it
      * @param wallMicros wall time per timed transaction (write and commit), microseconds
      * @param cpuMicros CPU time of the applying thread per timed transaction, microseconds (a
      *     server warehouse's own CPU is not in it)
-     * @param endRows rows in the table after the timed transactions
+     * @param endRows rows in each table after the timed transactions (their mean)
      */
     public record Result(
             long tableRows,
@@ -96,13 +97,22 @@ public final class ApplyBench {
             Histogram cpuMicros,
             long endRows) {}
 
+    /** One table's keys: the next new one, and those deleted. */
+    private static final class BenchTable {
+        final String name;
+        final BitSet deleted = new BitSet();
+        long nextKey;
+        long live;
+
+        BenchTable(String name) {
+            this.name = name;
+        }
+    }
+
     private final WarehouseWriter writer;
-    private final String table;
+    private final List<BenchTable> tables = new ArrayList<>();
     private final Settings settings;
     private final SplittableRandom random;
-    private final BitSet deleted = new BitSet();
-    private long nextKey;
-    private long live;
     private long lsn = 1_000;
     private long commitMs = 1_700_000_000_000L;
     private long transaction = 1;
@@ -113,10 +123,33 @@ public final class ApplyBench {
      * @param table {@code schema.table}, new or empty
      */
     public ApplyBench(WarehouseWriter writer, String table, Settings settings) {
+        this(writer, table, 1, settings);
+    }
+
+    /**
+     * A bench on {@code count} tables of the same layout, each transaction's changes dealt to them
+     * in turn (a warehouse transaction of a workload that writes several tables).
+     *
+     * @param table {@code schema.table}, new or empty; with more than one, {@code table_1}, ...
+     */
+    public ApplyBench(WarehouseWriter writer, String table, int count, Settings settings) {
+        if (count < 1) {
+            throw new IllegalArgumentException("tables must be at least 1");
+        }
         this.writer = writer;
-        this.table = table;
+        for (int i = 1; i <= count; i++) {
+            tables.add(new BenchTable(count == 1 ? table : table + "_" + i));
+        }
         this.settings = settings;
         this.random = new SplittableRandom(settings.seed());
+    }
+
+    private long live() {
+        long n = 0;
+        for (BenchTable t : tables) {
+            n += t.live;
+        }
+        return n / tables.size();
     }
 
     /**
@@ -126,17 +159,21 @@ public final class ApplyBench {
      */
     public Result run(long rows, LongConsumer filled) throws SQLException {
         long t0 = System.nanoTime();
-        while (nextKey < rows) {
-            List<NetChange> batch = new ArrayList<>();
-            int n = (int) Math.min(FILL_BATCH, rows - nextKey);
-            for (int i = 0; i < n; i++) {
-                batch.add(insert());
+        long written = 0;
+        for (BenchTable table : tables) {
+            while (table.nextKey < rows) {
+                List<NetChange> batch = new ArrayList<>();
+                int n = (int) Math.min(FILL_BATCH, rows - table.nextKey);
+                for (int i = 0; i < n; i++) {
+                    batch.add(insert(table));
+                }
+                apply(batch);
+                written += n;
+                filled.accept(written);
             }
-            apply(batch);
-            filled.accept(nextKey);
         }
         double fillSeconds = (System.nanoTime() - t0) / 1e9;
-        long before = live;
+        long before = live();
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         Histogram wall = new Histogram(3);
         Histogram cpu = new Histogram(3);
@@ -150,7 +187,7 @@ public final class ApplyBench {
                 cpu.recordValue(Math.max(1, (threads.getCurrentThreadCpuTime() - cpu0) / 1_000));
             }
         }
-        return new Result(before, fillSeconds, wall, cpu, live);
+        return new Result(before, fillSeconds, wall, cpu, live());
     }
 
     private void apply(List<NetChange> batch) throws SQLException {
@@ -162,22 +199,30 @@ public final class ApplyBench {
     /** One transaction's net changes, one per key. */
     private List<NetChange> transaction() {
         List<NetChange> batch = new ArrayList<>(settings.changesPerTransaction());
-        Set<Long> touched = new HashSet<>();
-        long existing = nextKey;
+        List<Set<Long>> touched = new ArrayList<>();
+        long[] existing = new long[tables.size()];
+        for (int t = 0; t < tables.size(); t++) {
+            touched.add(new HashSet<>());
+            existing[t] = tables.get(t).nextKey;
+        }
         for (int i = 0; i < settings.changesPerTransaction(); i++) {
-            if (existing == 0 || live == 0 || random.nextDouble() < settings.insertShare()) {
-                batch.add(insert());
+            int t = i % tables.size();
+            BenchTable table = tables.get(t);
+            if (existing[t] == 0
+                    || table.live == 0
+                    || random.nextDouble() < settings.insertShare()) {
+                batch.add(insert(table));
                 continue;
             }
-            long key = existingKey(existing, touched);
+            long key = existingKey(table, existing[t], touched.get(t));
             if (key < 0) {
-                batch.add(insert());
+                batch.add(insert(table));
             } else if (random.nextInt(4) == 0) {
-                deleted.set((int) key);
-                live--;
-                batch.add(change(NetOperation.DELETE, key, null));
+                table.deleted.set((int) key);
+                table.live--;
+                batch.add(change(table, NetOperation.DELETE, key, null));
             } else {
-                batch.add(change(NetOperation.UPDATE, key, row(key, "updated")));
+                batch.add(change(table, NetOperation.UPDATE, key, row(key, "updated")));
             }
         }
         return batch;
@@ -187,20 +232,20 @@ public final class ApplyBench {
      * A random live key below {@code bound} (the keys before this transaction) not yet changed in
      * it; -1 when a few tries find none.
      */
-    private long existingKey(long bound, Set<Long> touched) {
+    private long existingKey(BenchTable table, long bound, Set<Long> touched) {
         for (int tries = 0; tries < 32; tries++) {
             long key = random.nextLong(bound);
-            if (!deleted.get((int) key) && touched.add(key)) {
+            if (!table.deleted.get((int) key) && touched.add(key)) {
                 return key;
             }
         }
         return -1;
     }
 
-    private NetChange insert() {
-        long key = nextKey++;
-        live++;
-        return change(NetOperation.INSERT, key, row(key, "new"));
+    private NetChange insert(BenchTable table) {
+        long key = table.nextKey++;
+        table.live++;
+        return change(table, NetOperation.INSERT, key, row(key, "new"));
     }
 
     private ObjectNode row(long key, String status) {
@@ -213,12 +258,12 @@ public final class ApplyBench {
         return n;
     }
 
-    private NetChange change(NetOperation op, long key, ObjectNode after) {
+    private NetChange change(BenchTable table, NetOperation op, long key, ObjectNode after) {
         ObjectNode k = JSON.createObjectNode();
         k.put("id", key);
         String position = SourcePosition.postgres(lsn++);
         return new NetChange(
-                table,
+                table.name,
                 op,
                 k,
                 after == null ? null : RowImage.of(after),

@@ -45,6 +45,44 @@ class ApplyBenchTest {
     }
 
     @Test
+    void severalTablesAreEachFilledAndShareEveryTransaction() throws Exception {
+        String url = "jdbc:duckdb:" + dir.resolve("tables.duckdb");
+        try (WarehouseWriter writer = new WarehouseWriter(url, null, null)) {
+            ApplyBench.Result r =
+                    new ApplyBench(
+                                    writer,
+                                    "bench.apply_many",
+                                    3,
+                                    new ApplyBench.Settings(4, 1, 90, 0.45, 3))
+                            .run(1_000, n -> {});
+            assertThat(r.tableRows()).as("rows in each table").isEqualTo(1_000);
+            long total = 0;
+            try (Connection c = writer.openReader();
+                    Statement s = c.createStatement()) {
+                for (int t = 1; t <= 3; t++) {
+                    try (ResultSet rs =
+                            s.executeQuery(
+                                    "SELECT count(*), count(*) FILTER (WHERE status <> 'new')"
+                                            + " FROM bench.apply_many_"
+                                            + t)) {
+                        rs.next();
+                        // 5 transactions of 30 changes each: at least the 45% that insert
+                        assertThat(rs.getLong(1)).isBetween(1_000L + 5 * 5, 1_000L + 5 * 30);
+                        assertThat(rs.getLong(2)).as("updated rows of table " + t).isPositive();
+                        total += rs.getLong(1);
+                    }
+                }
+            }
+            assertThat(r.endRows()).isEqualTo(total / 3);
+        }
+        assertThatThrownBy(
+                        () ->
+                                new ApplyBench(
+                                        null, "t", 0, new ApplyBench.Settings(1, 0, 1, 0.5, 1)))
+                .hasMessage("tables must be at least 1");
+    }
+
+    @Test
     void anEmptyTableGetsInsertsUntilItHasRowsToChange() throws Exception {
         String url = "jdbc:duckdb:" + dir.resolve("empty.duckdb");
         try (WarehouseWriter writer = new WarehouseWriter(url, null, null)) {

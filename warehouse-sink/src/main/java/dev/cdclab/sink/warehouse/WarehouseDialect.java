@@ -67,6 +67,27 @@ public interface WarehouseDialect {
             boolean newer)
             throws SQLException;
 
+    /** One table's staged changes, as {@link #merge} takes them, for {@link #mergeAll}. */
+    record MergeRequest(
+            TableName table,
+            List<ColumnSpec> columns,
+            List<String> warehouseOnly,
+            List<StagedRow> rows,
+            boolean newer) {}
+
+    /**
+     * {@link #merge} of each, in order, in the open transaction; a dialect may stage them together.
+     *
+     * @return rows written
+     */
+    default long mergeAll(Connection c, List<MergeRequest> merges) throws SQLException {
+        long written = 0;
+        for (MergeRequest m : merges) {
+            written += merge(c, m.table(), m.columns(), m.warehouseOnly(), m.rows(), m.newer());
+        }
+        return written;
+    }
+
     /**
      * The newest position the table's rows and tombstones hold; null for none. Changes past it can
      * only be newer than anything stored.

@@ -141,9 +141,12 @@ public final class WarehouseWriter implements AutoCloseable {
             for (IntervalRecord r : batch) {
                 byTable.computeIfAbsent(r.table(), t -> new ArrayList<>()).add(r);
             }
+            long merged = mergedRows;
             for (String t : renamesFirst(byTable)) {
                 written += applyTable(TableName.of(t), byTable.get(t));
             }
+            runMerges();
+            written += mergedRows - merged;
         } catch (SQLException | RuntimeException e) {
             rollbackAfter(e);
             throw e;
@@ -159,7 +162,7 @@ public final class WarehouseWriter implements AutoCloseable {
      */
     public long commit(long appliedThroughMs) throws SQLException {
         try {
-            dialect.saveProgress(connection, appliedThroughMs, System.currentTimeMillis());
+            db().saveProgress(connection, appliedThroughMs, System.currentTimeMillis());
             pruneTombstonesIfDue(appliedThroughMs);
             connection.commit();
         } catch (SQLException | RuntimeException e) {
@@ -206,9 +209,7 @@ public final class WarehouseWriter implements AutoCloseable {
             return;
         }
         nextPruneNanos = System.nanoTime() + pruneEvery.toNanos();
-        long n =
-                dialect.pruneTombstones(
-                        connection, appliedThroughMs - tombstoneRetention.toMillis());
+        long n = db().pruneTombstones(connection, appliedThroughMs - tombstoneRetention.toMillis());
         tombstonesPruned += n;
         if (n > 0) {
             LOG.debug("Pruned {} tombstones older than {}", n, tombstoneRetention);
@@ -288,12 +289,13 @@ public final class WarehouseWriter implements AutoCloseable {
             return open;
         }
         if (!written.containsKey(table)) {
-            written.put(table, dialect.newestPosition(connection, table));
+            written.put(table, db().newestPosition(connection, table));
         }
         return written.get(table);
     }
 
     private void forgetCaches() {
+        pendingMerges.clear();
         folded.clear();
         writing.clear();
         written.clear();
@@ -377,16 +379,16 @@ public final class WarehouseWriter implements AutoCloseable {
                 if (tableExists(to)) {
                     keepAside(to, e.position(), "replaced by a table renamed to its name");
                 }
-                dialect.renameTable(connection, table, to);
+                db().renameTable(connection, table, to);
                 LOG.info("Renamed warehouse table {} to {}, as the source did", table, to);
             } else {
-                dialect.forgetTable(connection, to);
+                db().forgetTable(connection, to);
             }
             forget(to);
         } else if (exists) {
             keepAside(table, e.position(), "dropped at the source");
         } else {
-            dialect.forgetTable(connection, table);
+            db().forgetTable(connection, table);
         }
         forget(table);
     }
@@ -399,11 +401,11 @@ public final class WarehouseWriter implements AutoCloseable {
             base = base.substring(0, Math.max(1, 63 - suffix.length()));
         }
         TableName aside = new TableName(table.schema(), base + suffix);
-        dialect.renameTable(connection, table, aside);
-        dialect.saveTableState(
-                connection,
-                aside,
-                TableState.NONE.diverging(why + " at " + position + ": kept as it was"));
+        db().renameTable(connection, table, aside);
+        db().saveTableState(
+                        connection,
+                        aside,
+                        TableState.NONE.diverging(why + " at " + position + ": kept as it was"));
         forget(aside);
         LOG.info("Warehouse table {} {}: kept as {}", table, why, aside);
     }
@@ -448,7 +450,7 @@ public final class WarehouseWriter implements AutoCloseable {
         if (emptyAt != null && !state.staleAfterEmptying(emptyAt)) {
             if (tableExists(table)) {
                 long started = System.nanoTime();
-                long removed = dialect.emptyBefore(connection, table, emptyAt);
+                long removed = db().emptyBefore(connection, table, emptyAt);
                 written += removed;
                 LOG.info(
                         "Removed {} rows of {} written before {} in {} ms",
@@ -498,12 +500,12 @@ public final class WarehouseWriter implements AutoCloseable {
                     state = state.keylessAppliedThrough(through);
                 }
             } else {
-                written += applyKeyed(table, run);
+                applyKeyed(table, run);
             }
             i = j;
         }
         if (!state.equals(loaded)) {
-            dialect.saveTableState(connection, table, state);
+            db().saveTableState(connection, table, state);
             tableStates.put(table, state);
         }
         return written;
@@ -532,7 +534,7 @@ public final class WarehouseWriter implements AutoCloseable {
     private TableState state(TableName table) throws SQLException {
         TableState s = tableStates.get(table);
         if (s == null) {
-            s = dialect.loadTableState(connection, table);
+            s = db().loadTableState(connection, table);
             tableStates.put(table, s);
         }
         return s;
@@ -540,7 +542,7 @@ public final class WarehouseWriter implements AutoCloseable {
 
     private boolean tableExists(TableName table) throws SQLException {
         Map<String, String> cols = knownColumns.get(table);
-        return cols != null || !dialect.existingColumns(connection, table).isEmpty();
+        return cols != null || !db().existingColumns(connection, table).isEmpty();
     }
 
     /** Rows written by the last {@link #applyKeyless}. */
@@ -589,7 +591,7 @@ public final class WarehouseWriter implements AutoCloseable {
                                 c.after() == null ? null : texts(columns, c.after())));
             }
             WarehouseDialect.KeylessOutcome out =
-                    dialect.applyKeyless(connection, table, columns, rows);
+                    db().applyKeyless(connection, table, columns, rows);
             folded.merge(table.toString(), (long) rows.size(), Long::sum);
             keylessWritten += out.rowsWritten();
             if (out.unmatched() > 0) {
@@ -613,8 +615,34 @@ public final class WarehouseWriter implements AutoCloseable {
         return values;
     }
 
-    private long applyKeyed(TableName table, List<NetChange> changes) throws SQLException {
-        long written = 0;
+    /**
+     * Merges staged by {@link #applyKeyed} and not yet run: they run together ({@link
+     * WarehouseDialect#mergeAll}) at the end of {@link #write}, or before any other statement.
+     */
+    private final List<WarehouseDialect.MergeRequest> pendingMerges = new ArrayList<>();
+
+    /** Rows the merges run so far wrote. */
+    private long mergedRows;
+
+    private void runMerges() throws SQLException {
+        if (!pendingMerges.isEmpty()) {
+            List<WarehouseDialect.MergeRequest> merges = List.copyOf(pendingMerges);
+            pendingMerges.clear();
+            mergedRows += dialect.mergeAll(connection, merges);
+        }
+    }
+
+    /**
+     * The dialect, for a statement on the writer's connection: the merges waiting run first, so
+     * that statements run in the order the changes need.
+     */
+    private WarehouseDialect db() throws SQLException {
+        runMerges();
+        return dialect;
+    }
+
+    /** Queues the table's keyed changes for {@link #runMerges}; rows are counted when they run. */
+    private void applyKeyed(TableName table, List<NetChange> changes) throws SQLException {
         for (List<NetChange> generation : BatchFolder.generations(changes)) {
             folded.merge(table.toString(), (long) generation.size(), Long::sum);
             Map<Long, List<NetChange>> bySchema = new LinkedHashMap<>();
@@ -646,17 +674,11 @@ public final class WarehouseWriter implements AutoCloseable {
                             table,
                             through == null || newest.compareTo(through) > 0 ? newest : through);
                 }
-                written +=
-                        dialect.merge(
-                                connection,
-                                table,
-                                columns,
-                                warehouseOnly(table, columns),
-                                rows,
-                                newer);
+                pendingMerges.add(
+                        new WarehouseDialect.MergeRequest(
+                                table, columns, warehouseOnly(table, columns), rows, newer));
             }
         }
-        return written;
     }
 
     private static StagedRow stage(NetChange c, List<ColumnSpec> columns) {
@@ -691,11 +713,11 @@ public final class WarehouseWriter implements AutoCloseable {
     private void ensureTable(TableName table, List<ColumnSpec> columns) throws SQLException {
         Map<String, String> existing = knownColumns.get(table);
         if (existing == null) {
-            existing = dialect.existingColumns(connection, table);
+            existing = db().existingColumns(connection, table);
             if (existing.isEmpty()) {
-                dialect.createTable(connection, table, columns);
+                db().createTable(connection, table, columns);
                 LOG.info("Created warehouse table {}", table);
-                existing = dialect.existingColumns(connection, table);
+                existing = db().existingColumns(connection, table);
             }
             knownColumns.put(table, existing);
         }
@@ -703,14 +725,14 @@ public final class WarehouseWriter implements AutoCloseable {
             String wanted = dialect.sqlType(ColumnKind.of(col), col);
             String have = existing.get(col.name());
             if (have == null) {
-                dialect.addColumn(connection, table, col);
+                db().addColumn(connection, table, col);
                 existing.put(col.name(), wanted);
                 LOG.info("Added column {} to warehouse table {}", col.name(), table);
             } else if (!dialect.sameType(have, wanted)
                     && !ExistingColumns.earlierMapping(col, have, dialect)) {
                 // the source column changed type (a column an earlier mapping made is written
                 // the way it was, instead)
-                String aside = dialect.changeColumnType(connection, table, col, have);
+                String aside = db().changeColumnType(connection, table, col, have);
                 existing.put(col.name(), wanted);
                 if (aside == null) {
                     LOG.info(
@@ -741,7 +763,7 @@ public final class WarehouseWriter implements AutoCloseable {
             }
         }
         if (!keys.equals(knownKeys.get(table))) {
-            dialect.keyChanged(connection, table, columns);
+            db().keyChanged(connection, table, columns);
             knownKeys.put(table, keys);
         }
     }
