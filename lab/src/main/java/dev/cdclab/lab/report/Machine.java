@@ -46,18 +46,20 @@ public final class Machine {
 
     /**
      * The options of the JVM's command line that change how it runs ({@code -X...}: heap,
-     * collector, compiler), without logging and class-data archive options, which name files.
+     * collector, compiler), without logging and class-data archive options, nor any that names a
+     * file or directory ({@code -XX:LogFile=}, {@code -XX:HeapDumpPath=}).
      */
     static List<String> jvmOptions(List<String> arguments) {
         return arguments.stream()
                 .filter(a -> a.startsWith("-X"))
                 .filter(a -> !a.startsWith("-Xlog") && !a.startsWith("-Xshare"))
-                .filter(
-                        a ->
-                                !a.contains("SharedArchiveFile")
-                                        && !a.contains("ArchiveClassesAtExit"))
+                .filter(a -> !NAMES_A_FILE.matcher(a).matches())
                 .toList();
     }
+
+    private static final java.util.regex.Pattern NAMES_A_FILE =
+            java.util.regex.Pattern.compile(
+                    "-XX:[+-]?(\\w*(File|Path|Dir|AtExit)|LogCompilation|LogVMOutput)(=.*)?");
 
     /**
      * {@code 2 cores, 24 GiB, Linux 6.1 amd64, Java 17.0.15}, then the JVM's options and the C

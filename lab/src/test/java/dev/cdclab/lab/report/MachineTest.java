@@ -57,9 +57,14 @@ class MachineTest {
                                         "-Xlog:cds=off",
                                         "-XX:SharedArchiveFile=/home/u/.cache/a.jsa",
                                         "-Xshare:auto",
+                                        "-XX:ArchiveClassesAtExit=/tmp/a.jsa",
+                                        "-XX:+LogCompilation",
+                                        "-XX:LogFile=/tmp/jit.log",
+                                        "-XX:HeapDumpPath=/tmp",
+                                        "-XX:+HeapDumpOnOutOfMemoryError",
                                         "-Dfoo=bar",
                                         "-Xmx1g")))
-                .containsExactly("-XX:+UseG1GC", "-Xmx1g");
+                .containsExactly("-XX:+UseG1GC", "-XX:+HeapDumpOnOutOfMemoryError", "-Xmx1g");
     }
 
     @Test
