@@ -581,12 +581,7 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
             boolean unchanged = false;
             for (StagedRow r : rows) {
                 ap.beginRow();
-                ap.append(r.delete() ? "d" : r.absent() ? "i" : "u");
-                ap.append(r.position());
-                ap.append(r.commitMs());
-                ap.append(r.key());
-                ap.append(r.unchanged());
-                appendTexts(ap, r.values());
+                appendStaged(ap, r);
                 ap.endRow();
                 unchanged |= hasUnchanged(r);
             }
@@ -597,6 +592,16 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
             }
             return applyStaged(c, s, t, columns, st.apply(), rows, newer, -1);
         }
+    }
+
+    /** A staged row's kind, position, commit time, key, unchanged columns and values. */
+    private static void appendStaged(DuckDBAppender ap, StagedRow r) throws SQLException {
+        ap.append(r.delete() ? "d" : r.absent() ? "i" : "u");
+        ap.append(r.position());
+        ap.append(r.commitMs());
+        ap.append(r.key());
+        ap.append(r.unchanged());
+        appendTexts(ap, r.values());
     }
 
     private static boolean hasUnchanged(StagedRow r) {
@@ -659,12 +664,7 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
                 for (StagedRow r : merge.rows()) {
                     ap.beginRow();
                     ap.append(slot);
-                    ap.append(r.delete() ? "d" : r.absent() ? "i" : "u");
-                    ap.append(r.position());
-                    ap.append(r.commitMs());
-                    ap.append(r.key());
-                    ap.append(r.unchanged());
-                    appendTexts(ap, r.values());
+                    appendStaged(ap, r);
                     for (int i = r.values().length; i < shared.width(); i++) {
                         ap.appendNull();
                     }

@@ -207,15 +207,6 @@ class DuckDbSharedStagingTest {
     }
 
     private List<String> temporaryTables() throws SQLException {
-        List<String> out = new ArrayList<>();
-        try (Statement s = c.createStatement();
-                ResultSet rs =
-                        s.executeQuery(
-                                "SELECT table_name FROM duckdb_tables() WHERE temporary ORDER BY 1")) {
-            while (rs.next()) {
-                out.add(rs.getString(1));
-            }
-        }
-        return out;
+        return DuckDbStagingTableTest.temporaryTables(c);
     }
 }

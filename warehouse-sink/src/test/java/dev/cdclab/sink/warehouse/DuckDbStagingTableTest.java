@@ -66,7 +66,8 @@ class DuckDbStagingTableTest {
         }
     }
 
-    private static List<String> temporaryTables(Connection c) throws SQLException {
+    /** The temporary tables of the connection, by name. */
+    static List<String> temporaryTables(Connection c) throws SQLException {
         List<String> out = new ArrayList<>();
         try (Statement s = c.createStatement();
                 ResultSet rs =
