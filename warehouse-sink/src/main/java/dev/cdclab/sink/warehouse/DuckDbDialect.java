@@ -615,12 +615,17 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
      */
     @Override
     public long mergeAll(Connection c, List<MergeRequest> merges) throws SQLException {
+        // each merge's slot in the shared staging table; -1 for one that fills unchanged columns
+        int[] slots = new int[merges.size()];
         int width = 0;
         int shareable = 0;
-        for (MergeRequest m : merges) {
-            if (m.rows().stream().noneMatch(DuckDbDialect::hasUnchanged)) {
-                width = Math.max(width, m.columns().size());
-                shareable++;
+        for (int m = 0; m < merges.size(); m++) {
+            MergeRequest merge = merges.get(m);
+            if (merge.rows().stream().anyMatch(DuckDbDialect::hasUnchanged)) {
+                slots[m] = -1;
+            } else {
+                slots[m] = shareable++;
+                width = Math.max(width, merge.columns().size());
             }
         }
         if (shareable < mergesToShare) {
@@ -651,19 +656,15 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
                 update(c, "DELETE FROM " + shared.name());
             }
             DuckDBAppender ap = appender(c, shared.name());
-            int[] slots = new int[merges.size()];
-            int slot = 0;
             long staged = 0;
             for (int m = 0; m < merges.size(); m++) {
-                MergeRequest merge = merges.get(m);
-                if (merge.rows().stream().anyMatch(DuckDbDialect::hasUnchanged)) {
-                    slots[m] = -1;
+                if (slots[m] < 0) {
                     continue;
                 }
-                slots[m] = slot;
+                MergeRequest merge = merges.get(m);
                 for (StagedRow r : merge.rows()) {
                     ap.beginRow();
-                    ap.append(slot);
+                    ap.append(slots[m]);
                     appendStaged(ap, r);
                     for (int i = r.values().length; i < shared.width(); i++) {
                         ap.appendNull();
@@ -671,7 +672,6 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
                     ap.endRow();
                 }
                 staged += merge.rows().size();
-                slot++;
             }
             ap.flush();
             shared.rowsTaken()[0] += staged;
