@@ -154,7 +154,7 @@ final class MergeSql {
             List<ColumnSpec> columns,
             Caster caster,
             boolean deletes) {
-        return deleteStaged(target, stage, columns, caster, deletes, true);
+        return deleteStaged(target, stage, columns, caster, deletes ? "= 'd'" : "<> 'd'", true);
     }
 
     private static String deleteStaged(
@@ -162,15 +162,14 @@ final class MergeSql {
             String stage,
             List<ColumnSpec> columns,
             Caster caster,
-            boolean deletes,
+            String op,
             boolean guarded) {
         return "DELETE FROM "
                 + qualified(target)
                 + " AS t USING "
                 + stage
                 + " AS s WHERE s._op "
-                // unguarded, a change to a row known absent ('i') has nothing to replace
-                + (deletes ? "= 'd'" : guarded ? "<> 'd'" : "= 'u'")
+                + op
                 + (guarded ? " AND s._lsn > t._cdc_lsn" : "")
                 + " AND "
                 + keyMatch(columns, caster);
@@ -236,20 +235,17 @@ final class MergeSql {
     }
 
     /**
-     * Deletes the warehouse rows of the staged keys of kind {@code op}, unguarded: for changes
-     * newer than anything the table holds. Rows staged as absent before their change ({@code _op =
-     * 'i'}) are not looked for.
+     * Deletes the warehouse rows of every staged key that a delete removes or a new version
+     * replaces, unguarded: for changes newer than anything the table holds. One scan of the table
+     * serves both kinds; rows staged as absent before their change ({@code _op = 'i'}) have nothing
+     * to replace.
      */
-    static String deleteKeys(
-            TableName target,
-            String stage,
-            List<ColumnSpec> columns,
-            Caster caster,
-            boolean deletes) {
-        return deleteStaged(target, stage, columns, caster, deletes, false);
+    static String deleteChangedKeys(
+            TableName target, String stage, List<ColumnSpec> columns, Caster caster) {
+        return deleteStaged(target, stage, columns, caster, "<> 'i'", false);
     }
 
-    /** Inserts every staged new row version, unguarded (see {@link #deleteKeys}). */
+    /** Inserts every staged new row version, unguarded (see {@link #deleteChangedKeys}). */
     static String insertAll(
             TableName target, String stage, List<ColumnSpec> columns, Caster caster) {
         return "INSERT INTO "

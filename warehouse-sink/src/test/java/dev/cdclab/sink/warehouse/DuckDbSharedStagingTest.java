@@ -89,6 +89,45 @@ class DuckDbSharedStagingTest {
     }
 
     @Test
+    void theDeletesOfEveryTableLeaveTombstonesAndTheRowsTheyRemovedAreCounted() throws Exception {
+        dialect.mergeAll(
+                c,
+                List.of(
+                        request(ITEMS, 2, insert(1, 1, "a"), insert(2, 2, "b")),
+                        request(WIDE, 4, insert(3, 1, "w"), insert(4, 2, "x"))));
+        c.commit();
+
+        long written =
+                dialect.mergeAll(
+                        c,
+                        List.of(
+                                // key 9 was never written: its delete removes nothing
+                                request(ITEMS, 2, delete(5, 1), update(6, 2, "b2"), delete(7, 9)),
+                                request(WIDE, 4, delete(8, 2))));
+        c.commit();
+
+        assertThat(written).as("two rows deleted, one new version").isEqualTo(3);
+        assertThat(rows(ITEMS)).containsExactly("2|b2");
+        assertThat(rows(WIDE)).containsExactly("1|w|w|w");
+        assertThat(tombstones())
+                .containsExactlyInAnyOrder(
+                        ITEMS + "|{\"id\":1}|00000005",
+                        ITEMS + "|{\"id\":9}|00000007",
+                        WIDE + "|{\"id\":2}|00000008");
+
+        long replayed =
+                dialect.mergeAll(
+                        c,
+                        List.of(
+                                replay(request(ITEMS, 2, insert(1, 1, "a"))),
+                                replay(request(WIDE, 4, insert(4, 2, "x")))));
+        c.commit();
+        assertThat(replayed).isZero();
+        assertThat(rows(ITEMS)).as("the tombstones keep a replay out").containsExactly("2|b2");
+        assertThat(rows(WIDE)).containsExactly("1|w|w|w");
+    }
+
+    @Test
     void aMergeThatFillsUnchangedColumnsStagesInATableOfItsOwn() throws Exception {
         dialect.mergeAll(c, List.of(request(WIDE, 4, insert(1, 1, "w"))));
         c.commit();
@@ -187,6 +226,24 @@ class DuckDbSharedStagingTest {
                             v));
         }
         return new WarehouseDialect.MergeRequest(t, columns(width), List.of(), fitted, true);
+    }
+
+    /** The same rows, read again after a restart: not known to be newer than the table. */
+    private static WarehouseDialect.MergeRequest replay(WarehouseDialect.MergeRequest r) {
+        return new WarehouseDialect.MergeRequest(
+                r.table(), r.columns(), r.warehouseOnly(), r.rows(), false);
+    }
+
+    private List<String> tombstones() throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery("SELECT table_name, key, lsn FROM cdc_lab.tombstones")) {
+            while (rs.next()) {
+                out.add(rs.getString(1) + "|" + rs.getString(2) + "|" + rs.getString(3));
+            }
+        }
+        return out;
     }
 
     private List<String> rows(TableName t) throws SQLException {
