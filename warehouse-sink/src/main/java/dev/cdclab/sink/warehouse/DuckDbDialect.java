@@ -987,10 +987,18 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
     @Override
     public void saveProgress(Connection c, long appliedThroughMs, long committedAtMs)
             throws SQLException {
-        update(c, "DELETE FROM cdc_lab.progress");
-        PreparedStatement insert = prepared(c, "INSERT INTO cdc_lab.progress VALUES (1, ?, ?)");
-        insert.setLong(1, appliedThroughMs);
-        insert.setLong(2, committedAtMs);
-        insert.executeUpdate();
+        // one statement in every warehouse transaction but the first
+        PreparedStatement set =
+                prepared(
+                        c,
+                        "UPDATE cdc_lab.progress SET applied_through_ms = ?, committed_at_ms = ?");
+        set.setLong(1, appliedThroughMs);
+        set.setLong(2, committedAtMs);
+        if (set.executeUpdate() == 0) {
+            PreparedStatement insert = prepared(c, "INSERT INTO cdc_lab.progress VALUES (1, ?, ?)");
+            insert.setLong(1, appliedThroughMs);
+            insert.setLong(2, committedAtMs);
+            insert.executeUpdate();
+        }
     }
 }

@@ -621,6 +621,22 @@ abstract class WarehouseContract {
     }
 
     @Test
+    void everyCommitRecordsHowFarTheWarehouseIsComplete() throws Exception {
+        try (Connection c = writer.openReader()) {
+            assertThat(WarehouseProgress.appliedThroughMs(c)).isEqualTo(Long.MIN_VALUE);
+        }
+        writer.apply(List.of(upsert(table, 1, "a", null, 10)), 100);
+        writer.apply(List.of(upsert(table, 2, "b", null, 11)), 200);
+        try (Connection c = writer.openReader();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM cdc_lab.progress")) {
+            assertThat(WarehouseProgress.appliedThroughMs(c)).isEqualTo(200);
+            rs.next();
+            assertThat(rs.getLong(1)).as("one progress row").isEqualTo(1);
+        }
+    }
+
+    @Test
     void replayingABatchChangesNothing() throws Exception {
         List<NetChange> batch = List.of(upsert(table, 1, "a", null, 10), delete(table, 2, 11));
         writer.apply(List.of(upsert(table, 2, "b", null, 5)), 50);
