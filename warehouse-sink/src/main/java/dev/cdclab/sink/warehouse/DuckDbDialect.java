@@ -643,11 +643,17 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
     public long mergeAll(Connection c, List<MergeRequest> merges) throws SQLException {
         // each merge's slot in the shared staging table; -1 for one that fills unchanged columns
         int[] slots = new int[merges.size()];
+        boolean[] deletes = new boolean[merges.size()];
         int width = 0;
         int shareable = 0;
         for (int m = 0; m < merges.size(); m++) {
             MergeRequest merge = merges.get(m);
-            if (merge.rows().stream().anyMatch(DuckDbDialect::hasUnchanged)) {
+            boolean unchanged = false;
+            for (StagedRow r : merge.rows()) {
+                unchanged |= hasUnchanged(r);
+                deletes[m] |= r.delete();
+            }
+            if (unchanged) {
                 slots[m] = -1;
             } else {
                 slots[m] = shareable++;
@@ -742,7 +748,7 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
                                 merge.newer(),
                                 slots[m],
                                 deleted == null);
-                if (deleted != null && merge.rows().stream().anyMatch(StagedRow::delete)) {
+                if (deleted != null && deletes[m]) {
                     deleted[slots[m]] = t.toString();
                 }
             }
