@@ -57,7 +57,7 @@ public final class SinkConfig {
                                     + " runs one thread unless the URL sets more (;threads=N),"
                                     + " and is checkpointed beside the writer once its log holds"
                                     + " three quarters of checkpoint_threshold"
-                                    + " (;checkpoint_threshold=SIZE, 16MiB by default).")
+                                    + " (;checkpoint_threshold=SIZE, 48MiB by default).")
                     .build();
     public static final ConfigOption<String> WAREHOUSE_USER =
             stringOption("warehouse.user")

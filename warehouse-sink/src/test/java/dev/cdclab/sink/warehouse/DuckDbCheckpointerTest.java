@@ -129,6 +129,26 @@ class DuckDbCheckpointerTest {
     }
 
     @Test
+    void theDialectChecksTheLogAgainstItsOwnThresholdUnlessTheUrlSetsOne() throws Exception {
+        DuckDbDialect dialect = new DuckDbDialect();
+        try (Connection c = dialect.connect("jdbc:duckdb:" + dir.resolve("a.duckdb"), null, null);
+                DuckDbCheckpointer checkpointer = DuckDbCheckpointer.start(c).orElseThrow()) {
+            // three quarters of 48 MiB
+            assertThat(checkpointer.triggerBytes()).isEqualTo(36L << 20);
+        }
+        try (Connection c =
+                        dialect.connect(
+                                "jdbc:duckdb:"
+                                        + dir.resolve("b.duckdb")
+                                        + ";checkpoint_threshold=4MB",
+                                null,
+                                null);
+                DuckDbCheckpointer checkpointer = DuckDbCheckpointer.start(c).orElseThrow()) {
+            assertThat(checkpointer.triggerBytes()).isBetween(2_950_000L, 3_000_000L);
+        }
+    }
+
+    @Test
     void aDatabaseInMemoryHasNoLogToCheckpoint() throws Exception {
         try (Connection c = DriverManager.getConnection("jdbc:duckdb:")) {
             assertThat(DuckDbCheckpointer.start(c)).isEmpty();
