@@ -57,7 +57,10 @@ public final class SinkConfig {
                                     + " runs one thread unless the URL sets more (;threads=N),"
                                     + " and is checkpointed beside the writer once its log holds"
                                     + " three quarters of checkpoint_threshold"
-                                    + " (;checkpoint_threshold=SIZE, 48MiB by default).")
+                                    + " (;checkpoint_threshold=SIZE, 48MiB by default);"
+                                    + " its checkpoints leave dictionary encoding out unless the"
+                                    + " URL names the methods to leave out"
+                                    + " (;disabled_compression_methods=LIST).")
                     .build();
     public static final ConfigOption<String> WAREHOUSE_USER =
             stringOption("warehouse.user")

@@ -23,8 +23,10 @@ import org.slf4j.LoggerFactory;
  * inside the commit that crosses the threshold, and the writer, with every change waiting for it,
  * stands still for the whole of it; run beside the writer, the commit under way still waits for it
  * when its deletes touch the tables being written (0.2-0.5 s in the default run), but the writer no
- * longer does the checkpoint's work. DuckDB's own checkpoint stays as the fallback for a log that
- * grows past the threshold in one transaction.
+ * longer does the checkpoint's work. The checkpoint waits for the writer's transaction under way to
+ * end ({@code FORCE CHECKPOINT}), as a plain one gives up whenever a transaction holds DuckDB's
+ * checkpoint lock. DuckDB's own checkpoint stays as the fallback for a log that grows past the
+ * threshold in one transaction.
  */
 final class DuckDbCheckpointer implements WarehouseDialect.Upkeep {
     private static final Logger LOG = LoggerFactory.getLogger(DuckDbCheckpointer.class);
@@ -142,11 +144,24 @@ final class DuckDbCheckpointer implements WarehouseDialect.Upkeep {
                 }
                 try {
                     long t0 = System.nanoTime();
-                    s.execute("CHECKPOINT");
+                    long logged = logBytes();
+                    // a plain CHECKPOINT gives up while a write transaction holds the checkpoint
+                    // lock (an UPDATE takes it; the writer's progress row is one), and under load
+                    // it kept giving up until the log reached the threshold and DuckDB
+                    // checkpointed in the writer's commit. FORCE waits for the
+                    // transaction under way to end, keeping new ones from starting meanwhile (it
+                    // does not abort them)
+                    underWay = s;
+                    try {
+                        s.execute("FORCE CHECKPOINT");
+                    } finally {
+                        underWay = null;
+                    }
                     checkpoints.incrementAndGet();
-                    LOG.debug(
-                            "Checkpointed the warehouse in {} ms",
-                            (System.nanoTime() - t0) / 1_000_000);
+                    LOG.info(
+                            "Checkpointed the warehouse in {} ms ({} MiB of log)",
+                            (System.nanoTime() - t0) / 1_000_000,
+                            logged >> 20);
                 } catch (SQLException e) {
                     if (!running) {
                         break;
@@ -176,11 +191,30 @@ final class DuckDbCheckpointer implements WarehouseDialect.Upkeep {
         }
     }
 
-    /** Stops checkpointing (waiting for a checkpoint under way) and closes its connection. */
+    /** The checkpoint under way, if any, cancelled by {@link #close()}. */
+    private volatile Statement underWay;
+
+    /** Whether a checkpoint is under way, or waiting for a writer's transaction to end. */
+    boolean checkpointing() {
+        return underWay != null;
+    }
+
+    /**
+     * Stops checkpointing and closes its connection, cancelling a checkpoint under way or waiting
+     * for a writer's transaction to end (what it has not written stays in the log).
+     */
     @Override
     public void close() {
         running = false;
         thread.interrupt();
+        Statement s = underWay;
+        if (s != null) {
+            try {
+                s.cancel();
+            } catch (SQLException e) {
+                LOG.debug("Cancelling the checkpoint: {}", e.getMessage());
+            }
+        }
         try {
             thread.join(STOP_TIMEOUT.toMillis());
         } catch (InterruptedException e) {

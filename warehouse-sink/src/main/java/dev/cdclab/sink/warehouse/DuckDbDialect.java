@@ -36,6 +36,9 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
     /** DuckDB's checkpoint_threshold unless the warehouse URL sets one. */
     static final String CHECKPOINT_THRESHOLD = "48MiB";
 
+    /** DuckDB's disabled_compression_methods unless the warehouse URL sets them. */
+    static final String DISABLED_COMPRESSION = "dictionary";
+
     private final Map<String, Staging> stagings = new HashMap<>();
     private int stagesCreated;
     private final Map<String, long[]> rowEstimates = new HashMap<>();
@@ -144,6 +147,14 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
             // default run, growing with the tables); DuckDB's 16 MiB came to one every 30 s
             try (Statement s = c.createStatement()) {
                 s.execute("SET checkpoint_threshold = '" + CHECKPOINT_THRESHOLD + "'");
+            }
+        }
+        if (!url.contains("disabled_compression_methods=")) {
+            // a checkpoint recompresses every row group the writer changed, and trying dictionary
+            // encoding on columns of unique strings (the LSN, names, references) took about a
+            // third of it; strings are still compressed (FSST), in about as many bytes
+            try (Statement s = c.createStatement()) {
+                s.execute("SET disabled_compression_methods = '" + DISABLED_COMPRESSION + "'");
             }
         }
         try (Statement s = c.createStatement()) {

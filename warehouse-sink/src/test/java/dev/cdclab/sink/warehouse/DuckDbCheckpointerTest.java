@@ -13,7 +13,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -71,6 +73,71 @@ class DuckDbCheckpointerTest {
             try (ResultSet rs = s.executeQuery("SELECT count(*) FROM t")) {
                 rs.next();
                 assertThat(rs.getLong(1)).isEqualTo(id);
+            }
+        }
+    }
+
+    @Test
+    void aWriterThatStartsItsNextTransactionAtOnceIsStillCheckpointedBesideIt() throws Exception {
+        try (Connection c = writer("8MB");
+                DuckDbCheckpointer checkpointer = DuckDbCheckpointer.start(c).orElseThrow();
+                Statement s = c.createStatement()) {
+            s.execute("INSERT INTO t SELECT range, 'x' FROM range(1000)");
+            c.commit();
+            long id = 1_000;
+            long transactions = 0;
+            long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+            // each transaction updates first, so it holds DuckDB's checkpoint lock from its first
+            // statement to its commit (an UPDATE takes it, a DELETE or an INSERT does not), and
+            // the next begins at once: a checkpoint that does not wait for the lock finds it
+            // taken nearly every time, and DuckDB's own checkpoint in a commit (at 8 MB) empties
+            // the log before the background one gets its turn
+            while (checkpointer.checkpoints() == 0 && System.nanoTime() < deadline) {
+                s.execute("UPDATE t SET v = 'y' WHERE id = " + (id % 1_000));
+                s.execute(
+                        "INSERT INTO t SELECT range, repeat('x', 100) FROM range("
+                                + id
+                                + ", "
+                                + (id + 100)
+                                + ")");
+                c.commit();
+                id += 100;
+                transactions++;
+            }
+            assertThat(checkpointer.checkpoints())
+                    .as("after %d transactions", transactions)
+                    .isPositive();
+        }
+    }
+
+    @Test
+    void closingCancelsACheckpointThatWaitsForAWritersTransaction() throws Exception {
+        try (Connection c = writer("4MB");
+                Statement s = c.createStatement()) {
+            long id = 0;
+            while (logBytes() < 3_000_000) {
+                s.execute(
+                        "INSERT INTO t SELECT range, repeat('x', 100) FROM range("
+                                + id
+                                + ", "
+                                + (id + 1_000)
+                                + ")");
+                c.commit();
+                id += 1_000;
+            }
+            // an UPDATE holds DuckDB's checkpoint lock until the transaction ends
+            s.execute("UPDATE t SET v = 'y' WHERE id = 0");
+            DuckDbCheckpointer checkpointer = DuckDbCheckpointer.start(c).orElseThrow();
+            await().atMost(Duration.ofSeconds(10)).until(checkpointer::checkpointing);
+            long t0 = System.nanoTime();
+            checkpointer.close();
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+            assertThat(checkpointer.running()).isFalse();
+            assertThat(checkpointer.checkpoints()).isZero();
+            c.commit();
+            try (ResultSet rs = s.executeQuery("SELECT count(*) FROM t WHERE v = 'y'")) {
+                rs.next();
+                assertThat(rs.getLong(1)).isEqualTo(1);
             }
         }
     }
@@ -145,6 +212,50 @@ class DuckDbCheckpointerTest {
                                 null);
                 DuckDbCheckpointer checkpointer = DuckDbCheckpointer.start(c).orElseThrow()) {
             assertThat(checkpointer.triggerBytes()).isBetween(2_950_000L, 3_000_000L);
+        }
+    }
+
+    @Test
+    void checkpointsLeaveDictionaryEncodingOutUnlessTheUrlSetsTheMethods() throws Exception {
+        DuckDbDialect dialect = new DuckDbDialect();
+        assertThat(
+                        compressionOfAFewDistinctStrings(
+                                dialect, "jdbc:duckdb:" + dir.resolve("a.duckdb")))
+                .doesNotContain("Dictionary")
+                .isNotEmpty();
+        // a URL that names the disabled methods keeps them, and DuckDB picks dictionary encoding
+        // for a column of two distinct values again
+        assertThat(
+                        compressionOfAFewDistinctStrings(
+                                dialect,
+                                "jdbc:duckdb:"
+                                        + dir.resolve("b.duckdb")
+                                        + ";disabled_compression_methods=fsst"))
+                .contains("Dictionary");
+    }
+
+    /** The compression DuckDB chose, at a checkpoint, for a column of two distinct strings. */
+    private static Set<String> compressionOfAFewDistinctStrings(DuckDbDialect dialect, String url)
+            throws SQLException {
+        try (Connection c = dialect.connect(url, null, null);
+                Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (id BIGINT, status VARCHAR)");
+            s.execute(
+                    "INSERT INTO t SELECT range, CASE WHEN hash(range) % 2 = 0 THEN 'new' ELSE"
+                            + " 'paid' END FROM range(50000)");
+            c.commit();
+            c.setAutoCommit(true);
+            s.execute("CHECKPOINT");
+            Set<String> kinds = new TreeSet<>();
+            try (ResultSet rs =
+                    s.executeQuery(
+                            "SELECT DISTINCT compression FROM pragma_storage_info('t') WHERE"
+                                    + " column_name = 'status' AND segment_type = 'VARCHAR'")) {
+                while (rs.next()) {
+                    kinds.add(rs.getString(1));
+                }
+            }
+            return kinds;
         }
     }
 
