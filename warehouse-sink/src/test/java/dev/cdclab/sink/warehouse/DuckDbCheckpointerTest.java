@@ -44,6 +44,18 @@ class DuckDbCheckpointerTest {
         return Files.exists(wal) ? Files.size(wal) : 0;
     }
 
+    /** Commits rows {@code id} to {@code id + 999}, about 100 kB of log; returns the next id. */
+    private static long commitThousandRows(Connection c, Statement s, long id) throws SQLException {
+        s.execute(
+                "INSERT INTO t SELECT range, repeat('x', 100) FROM range("
+                        + id
+                        + ", "
+                        + (id + 1_000)
+                        + ")");
+        c.commit();
+        return id + 1_000;
+    }
+
     @Test
     void aLogPastThreeQuartersOfTheThresholdIsCheckpointedWithoutAnotherCommit() throws Exception {
         try (Connection c = writer("4MB");
@@ -55,14 +67,7 @@ class DuckDbCheckpointerTest {
             // each transaction adds about 100 kB to the log: the writing stops past the trigger,
             // well short of the 4 MB at which DuckDB would checkpoint in the writer's commit
             while (logBytes() < checkpointer.triggerBytes() && checkpointer.checkpoints() == 0) {
-                s.execute(
-                        "INSERT INTO t SELECT range, repeat('x', 100) FROM range("
-                                + id
-                                + ", "
-                                + (id + 1_000)
-                                + ")");
-                c.commit();
-                id += 1_000;
+                id = commitThousandRows(c, s, id);
             }
             await().atMost(Duration.ofSeconds(20))
                     .untilAsserted(
@@ -116,14 +121,7 @@ class DuckDbCheckpointerTest {
                 Statement s = c.createStatement()) {
             long id = 0;
             while (logBytes() < 3_000_000) {
-                s.execute(
-                        "INSERT INTO t SELECT range, repeat('x', 100) FROM range("
-                                + id
-                                + ", "
-                                + (id + 1_000)
-                                + ")");
-                c.commit();
-                id += 1_000;
+                id = commitThousandRows(c, s, id);
             }
             // an UPDATE holds DuckDB's checkpoint lock until the transaction ends
             s.execute("UPDATE t SET v = 'y' WHERE id = 0");
