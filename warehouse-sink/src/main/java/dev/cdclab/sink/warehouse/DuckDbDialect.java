@@ -134,28 +134,19 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
     @Override
     public Connection connect(String url, String user, String password) throws SQLException {
         Connection c = DriverManager.getConnection(url);
-        if (!url.contains("threads=")) {
+        try (Statement s = c.createStatement()) {
             // one thread unless the URL asks for more: a sink transaction of a few hundred rows
             // gains nothing from DuckDB's parallel operators, and on a machine shared with the
             // source their scheduling cost 10-15% of the sink's CPU and slowed its transactions
-            try (Statement s = c.createStatement()) {
-                s.execute("SET threads = 1");
-            }
-        }
-        if (!url.contains("checkpoint_threshold=")) {
+            setUnlessInUrl(s, url, "threads", "1");
             // a checkpoint holds up the writer's commit for as long as it runs (0.2-0.5 s in the
             // default run, growing with the tables); DuckDB's 16 MiB came to one every 30 s
-            try (Statement s = c.createStatement()) {
-                s.execute("SET checkpoint_threshold = '" + CHECKPOINT_THRESHOLD + "'");
-            }
-        }
-        if (!url.contains("disabled_compression_methods=")) {
+            setUnlessInUrl(s, url, "checkpoint_threshold", "'" + CHECKPOINT_THRESHOLD + "'");
             // a checkpoint recompresses every row group the writer changed, and trying dictionary
             // encoding on columns of unique strings (the LSN, names, references) took about a
             // third of it; strings are still compressed (FSST), in about as many bytes
-            try (Statement s = c.createStatement()) {
-                s.execute("SET disabled_compression_methods = '" + DISABLED_COMPRESSION + "'");
-            }
+            setUnlessInUrl(
+                    s, url, "disabled_compression_methods", "'" + DISABLED_COMPRESSION + "'");
         }
         try (Statement s = c.createStatement()) {
             // the merge statements are prepared once and run for every warehouse transaction:
@@ -169,6 +160,14 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
         }
         c.setAutoCommit(false);
         return c;
+    }
+
+    /** Sets a DuckDB setting to {@code value} unless the URL gives it ({@code ;name=...}). */
+    private static void setUnlessInUrl(Statement s, String url, String name, String value)
+            throws SQLException {
+        if (!url.contains(name + "=")) {
+            s.execute("SET " + name + " = " + value);
+        }
     }
 
     private static void disable(Statement s, String optimizer) throws SQLException {
