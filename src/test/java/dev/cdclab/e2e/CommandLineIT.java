@@ -89,7 +89,8 @@ class CommandLineIT {
         assertThat(run.out())
                 .contains("verified: warehouse matches source")
                 .contains("warehouse=postgresql")
-                .contains("warehouse_fsync=on");
+                .contains("warehouse_fsync=on")
+                .contains("warehouse_max_wal_size=4GB warehouse_checkpoint_timeout=15min");
         JsonNode r = new ObjectMapper().readTree(json.toFile());
         assertThat(r.get("verified").asBoolean()).isTrue();
         assertThat(r.get("net_changes_applied").asLong()).isPositive();

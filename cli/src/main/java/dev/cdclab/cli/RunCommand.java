@@ -256,6 +256,8 @@ final class RunCommand implements Callable<Integer> {
             Map<String, String> ws = p.warehouseServer().settings();
             pipeline.put("warehouse_fsync", ws.get("fsync"));
             pipeline.put("warehouse_synchronous_commit", ws.get("synchronous_commit"));
+            pipeline.put("warehouse_max_wal_size", ws.get("max_wal_size"));
+            pipeline.put("warehouse_checkpoint_timeout", ws.get("checkpoint_timeout"));
         }
         RunReport report =
                 new RunReport(
