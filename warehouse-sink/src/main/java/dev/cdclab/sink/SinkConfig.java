@@ -85,6 +85,18 @@ public final class SinkConfig {
                     .check(d -> d.toMillis() >= 1, "must be >= 1ms")
                     .description("How long one poll waits for records.")
                     .build();
+    public static final ConfigOption<Duration> OFFSET_COMMIT_INTERVAL =
+            durationOption("offset.commit.interval")
+                    .defaultValue(Duration.ofSeconds(1))
+                    .check(d -> !d.isNegative(), "must be >= 0")
+                    .description(
+                            "How often the sink commits its Kafka offsets while changes flow; 0"
+                                    + " commits after every warehouse transaction. The rows'"
+                                    + " log positions make a replay from an older offset"
+                                    + " harmless, so a longer interval only means more to read"
+                                    + " again after a crash; offsets are also committed when"
+                                    + " partitions are revoked and when the sink stops.")
+                    .build();
     public static final ConfigOption<Long> BUFFER_BYTES =
             longOption("interval.buffer.bytes")
                     .defaultValue(32L * 1024 * 1024)
@@ -172,6 +184,7 @@ public final class SinkConfig {
                     WAREHOUSE_PASSWORD,
                     MAX_POLL_RECORDS,
                     POLL_TIMEOUT,
+                    OFFSET_COMMIT_INTERVAL,
                     BUFFER_BYTES,
                     ERRORS_TOLERANCE,
                     DEAD_LETTER_TOPIC,

@@ -3,7 +3,6 @@ package dev.cdclab.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.cdclab.change.IntervalMarker;
 import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetChangeCodec;
 import dev.cdclab.change.SourcePosition;
@@ -20,20 +19,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.UUID;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -68,7 +56,8 @@ class WarehouseSinkDeadLetterIT {
     void anUnreadableRecordIsDeadLetteredAndTheRecordsAfterItAreApplied() throws Exception {
         String topic = "net-" + UUID.randomUUID();
         String group = "sink-" + UUID.randomUUID();
-        produce(
+        NetChangeTopics.produce(
+                kafka,
                 topic,
                 GARBAGE,
                 NetChangeCodec.encode(NetChanges.upsert("public.items", 1, "a", "x", 100)));
@@ -93,14 +82,15 @@ class WarehouseSinkDeadLetterIT {
         assertThat(letter.value()).isEqualTo(GARBAGE);
         assertThat(header(letter, "cdclab.source")).isEqualTo(topic + "-0@0");
         assertThat(header(letter, "cdclab.error")).isNotBlank();
-        assertThat(committed(group, topic)).isEqualTo(3);
+        assertThat(NetChangeTopics.committed(kafka, group, topic)).isEqualTo(3);
     }
 
     @Test
     void withNoToleranceTheSinkStopsAndDoesNotCommitPastTheRecord() throws Exception {
         String topic = "net-" + UUID.randomUUID();
         String group = "sink-" + UUID.randomUUID();
-        produce(
+        NetChangeTopics.produce(
+                kafka,
                 topic,
                 GARBAGE,
                 NetChangeCodec.encode(NetChanges.upsert("public.items", 1, "a", "x", 100)));
@@ -113,7 +103,7 @@ class WarehouseSinkDeadLetterIT {
                     .hasMessageContaining(topic + "-0@0");
             assertThat(sink.stats().netChanges()).isZero();
         }
-        assertThat(committed(group, topic)).isIn(-1L, 0L);
+        assertThat(NetChangeTopics.committed(kafka, group, topic)).isIn(-1L, 0L);
     }
 
     @Test
@@ -130,7 +120,8 @@ class WarehouseSinkDeadLetterIT {
                         change.commitMs(),
                         change.intervalStartMs(),
                         change.intervalEndMs());
-        produce(topic, NetChangeCodec.encode(change), NetChangeCodec.encode(truncate));
+        NetChangeTopics.produce(
+                kafka, topic, NetChangeCodec.encode(change), NetChangeCodec.encode(truncate));
 
         Map<String, String> settings = new HashMap<>(settings(topic, group, "none"));
         settings.put("truncate", "stop");
@@ -140,7 +131,7 @@ class WarehouseSinkDeadLetterIT {
             assertThat(sink.failure().get()).isInstanceOf(TruncateStopException.class);
             assertThat(sink.stats().netChanges()).isZero();
         }
-        assertThat(committed(group, topic))
+        assertThat(NetChangeTopics.committed(kafka, group, topic))
                 .as("the interval with the TRUNCATE is read again by the next sink")
                 .isIn(-1L, 0L);
     }
@@ -158,27 +149,10 @@ class WarehouseSinkDeadLetterIT {
                 "errors.tolerance", tolerance);
     }
 
-    /** Writes the records, then a marker closing their interval. */
-    private static void produce(String topic, byte[]... values) throws Exception {
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
-        }
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
-            for (byte[] v : values) {
-                producer.send(new ProducerRecord<>(topic, 0, null, v)).get();
-            }
-            byte[] marker = NetChangeCodec.encode(new IntervalMarker(0, 1, Long.MAX_VALUE / 2));
-            producer.send(new ProducerRecord<>(topic, 0, null, marker)).get();
-        }
-    }
-
     private static List<ConsumerRecord<byte[], byte[]>> readAll(String topic, int expected) {
         List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> c = consumer("reader-" + UUID.randomUUID())) {
+        try (KafkaConsumer<byte[], byte[]> c =
+                NetChangeTopics.consumer(kafka, "reader-" + UUID.randomUUID())) {
             c.subscribe(List.of(topic));
             await().atMost(Duration.ofSeconds(30))
                     .until(
@@ -188,27 +162,6 @@ class WarehouseSinkDeadLetterIT {
                             });
         }
         return out;
-    }
-
-    private static long committed(String group, String topic) {
-        TopicPartition tp = new TopicPartition(topic, 0);
-        try (KafkaConsumer<byte[], byte[]> c = consumer(group)) {
-            OffsetAndMetadata o = c.committed(java.util.Set.of(tp)).get(tp);
-            return o == null ? -1 : o.offset();
-        }
-    }
-
-    private static KafkaConsumer<byte[], byte[]> consumer(String group) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
-                ByteArrayDeserializer.class.getName());
-        return new KafkaConsumer<>(p);
     }
 
     private static String header(ConsumerRecord<byte[], byte[]> r, String name) {
