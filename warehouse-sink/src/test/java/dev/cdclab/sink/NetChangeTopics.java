@@ -17,13 +17,35 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
-/** A net-change topic of one partition for sink tests: records in, committed offsets out. */
-final class NetChangeTopics {
-    private NetChangeTopics() {}
+/**
+ * A Kafka broker for the test class, and net-change topics of one partition on it: records in,
+ * committed offsets out. Register it as a static {@code @RegisterExtension} field.
+ */
+final class NetChangeTopics implements BeforeAllCallback, AfterAllCallback {
+    private KafkaBroker kafka;
+
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        kafka = KafkaBroker.builder().start();
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    String bootstrapServers() {
+        return kafka.bootstrapServers();
+    }
 
     /** Creates the topic and writes the records, then a marker closing their interval. */
-    static void produce(KafkaBroker kafka, String topic, byte[]... values) throws Exception {
+    void produce(String topic, byte[]... values) throws Exception {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
         }
@@ -41,7 +63,7 @@ final class NetChangeTopics {
     }
 
     /** A consumer in {@code group} that commits nothing by itself. */
-    static KafkaConsumer<byte[], byte[]> consumer(KafkaBroker kafka, String group) {
+    KafkaConsumer<byte[], byte[]> consumer(String group) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
         p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
@@ -55,9 +77,9 @@ final class NetChangeTopics {
     }
 
     /** The group's committed offset of partition 0, or -1 when it has none. */
-    static long committed(KafkaBroker kafka, String group, String topic) {
+    long committed(String group, String topic) {
         TopicPartition tp = new TopicPartition(topic, 0);
-        try (KafkaConsumer<byte[], byte[]> c = consumer(kafka, group)) {
+        try (KafkaConsumer<byte[], byte[]> c = consumer(group)) {
             OffsetAndMetadata o = c.committed(java.util.Set.of(tp)).get(tp);
             return o == null ? -1 : o.offset();
         }

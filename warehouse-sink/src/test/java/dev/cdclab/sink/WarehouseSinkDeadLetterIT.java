@@ -7,7 +7,6 @@ import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetChangeCodec;
 import dev.cdclab.change.SourcePosition;
 import dev.cdclab.change.TableEvent;
-import dev.cdclab.embedded.KafkaBroker;
 import dev.cdclab.sink.warehouse.NetChanges;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -22,10 +21,9 @@ import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -36,28 +34,15 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(180)
 class WarehouseSinkDeadLetterIT {
     private static final byte[] GARBAGE = "{not a net change".getBytes(StandardCharsets.UTF_8);
-    private static KafkaBroker kafka;
+    @RegisterExtension static final NetChangeTopics kafka = new NetChangeTopics();
 
     @TempDir Path dir;
-
-    @BeforeAll
-    static void startKafka() {
-        kafka = KafkaBroker.builder().start();
-    }
-
-    @AfterAll
-    static void stopKafka() {
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
 
     @Test
     void anUnreadableRecordIsDeadLetteredAndTheRecordsAfterItAreApplied() throws Exception {
         String topic = "net-" + UUID.randomUUID();
         String group = "sink-" + UUID.randomUUID();
-        NetChangeTopics.produce(
-                kafka,
+        kafka.produce(
                 topic,
                 GARBAGE,
                 NetChangeCodec.encode(NetChanges.upsert("public.items", 1, "a", "x", 100)));
@@ -82,15 +67,14 @@ class WarehouseSinkDeadLetterIT {
         assertThat(letter.value()).isEqualTo(GARBAGE);
         assertThat(header(letter, "cdclab.source")).isEqualTo(topic + "-0@0");
         assertThat(header(letter, "cdclab.error")).isNotBlank();
-        assertThat(NetChangeTopics.committed(kafka, group, topic)).isEqualTo(3);
+        assertThat(kafka.committed(group, topic)).isEqualTo(3);
     }
 
     @Test
     void withNoToleranceTheSinkStopsAndDoesNotCommitPastTheRecord() throws Exception {
         String topic = "net-" + UUID.randomUUID();
         String group = "sink-" + UUID.randomUUID();
-        NetChangeTopics.produce(
-                kafka,
+        kafka.produce(
                 topic,
                 GARBAGE,
                 NetChangeCodec.encode(NetChanges.upsert("public.items", 1, "a", "x", 100)));
@@ -103,7 +87,7 @@ class WarehouseSinkDeadLetterIT {
                     .hasMessageContaining(topic + "-0@0");
             assertThat(sink.stats().netChanges()).isZero();
         }
-        assertThat(NetChangeTopics.committed(kafka, group, topic)).isIn(-1L, 0L);
+        assertThat(kafka.committed(group, topic)).isIn(-1L, 0L);
     }
 
     @Test
@@ -120,8 +104,7 @@ class WarehouseSinkDeadLetterIT {
                         change.commitMs(),
                         change.intervalStartMs(),
                         change.intervalEndMs());
-        NetChangeTopics.produce(
-                kafka, topic, NetChangeCodec.encode(change), NetChangeCodec.encode(truncate));
+        kafka.produce(topic, NetChangeCodec.encode(change), NetChangeCodec.encode(truncate));
 
         Map<String, String> settings = new HashMap<>(settings(topic, group, "none"));
         settings.put("truncate", "stop");
@@ -131,7 +114,7 @@ class WarehouseSinkDeadLetterIT {
             assertThat(sink.failure().get()).isInstanceOf(TruncateStopException.class);
             assertThat(sink.stats().netChanges()).isZero();
         }
-        assertThat(NetChangeTopics.committed(kafka, group, topic))
+        assertThat(kafka.committed(group, topic))
                 .as("the interval with the TRUNCATE is read again by the next sink")
                 .isIn(-1L, 0L);
     }
@@ -151,8 +134,7 @@ class WarehouseSinkDeadLetterIT {
 
     private static List<ConsumerRecord<byte[], byte[]>> readAll(String topic, int expected) {
         List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> c =
-                NetChangeTopics.consumer(kafka, "reader-" + UUID.randomUUID())) {
+        try (KafkaConsumer<byte[], byte[]> c = kafka.consumer("reader-" + UUID.randomUUID())) {
             c.subscribe(List.of(topic));
             await().atMost(Duration.ofSeconds(30))
                     .until(
