@@ -65,7 +65,7 @@ public final class WarehouseServer implements AutoCloseable {
                         // after a checkpoint, the first change to each page logs the whole page;
                         // a warehouse written at random keys in tables larger than its buffers
                         // then pays a page per change. PostgreSQL's 1 GB of log between
-                        // checkpoints made them every 14-36 s at 10 million rows
+                        // checkpoints made them every 3-36 s at 10 million rows
                         .setting("max_wal_size", MAX_WAL_SIZE)
                         .setting("checkpoint_timeout", CHECKPOINT_TIMEOUT);
         settings.forEach(builder::setting);
