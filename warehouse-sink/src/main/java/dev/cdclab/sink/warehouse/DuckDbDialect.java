@@ -147,8 +147,6 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
             // third of it; strings are still compressed (FSST), in about as many bytes
             setUnlessInUrl(
                     s, url, "disabled_compression_methods", "'" + DISABLED_COMPRESSION + "'");
-        }
-        try (Statement s = c.createStatement()) {
             // the merge statements are prepared once and run for every warehouse transaction:
             // before 2.0, a plan that statistics rewrote for the rows a table held when it was
             // prepared can miss rows written since (duckdb/duckdb#23704, #24182; 2.0 plans
