@@ -36,6 +36,7 @@ class DebeziumConnectorConfigTest {
                 .containsEntry("topic.creation.default.partitions", "4")
                 .containsEntry("key.converter.schemas.enable", "false")
                 .containsEntry("value.converter.schemas.enable", "true")
+                .containsEntry("statistics.metrics.enabled", "false")
                 .containsEntry("database.password", "pw");
         assertThat("cdclab.cdc_lab.heartbeat")
                 .matches(m.get("transforms.route.topic.regex").replace("\\\\", "\\"));
