@@ -90,7 +90,8 @@ class CommandLineIT {
                 .contains("verified: warehouse matches source")
                 .contains("warehouse=postgresql")
                 .contains("warehouse_fsync=on")
-                .contains("warehouse_max_wal_size=4GB warehouse_checkpoint_timeout=15min");
+                .contains("warehouse_max_wal_size=4GB warehouse_checkpoint_timeout=15min")
+                .contains("load_nice=10");
         JsonNode r = new ObjectMapper().readTree(json.toFile());
         assertThat(r.get("verified").asBoolean()).isTrue();
         assertThat(r.get("net_changes_applied").asLong()).isPositive();

@@ -139,6 +139,8 @@ final class BenchCommand implements Callable<Integer> {
 
     @Mixin PipelineOptions pipelineOptions;
 
+    @Mixin LoadPriorityOption loadPriorityOption;
+
     @Override
     public Integer call() throws Exception {
         List<Double> ladder =
@@ -171,7 +173,8 @@ final class BenchCommand implements Callable<Integer> {
                         maxP99,
                         Duration.ofMinutes(3),
                         compare != null,
-                        compare != null);
+                        compare != null,
+                        loadPriorityOption.priority(pipelineOptions.infraKind()));
         String runId = Commands.newRunId();
         Path work = Commands.workDir(pipelineOptions.workDir, runId, "bench");
         Commands.logTo(work, "cdc-lab.log");
@@ -202,12 +205,7 @@ final class BenchCommand implements Callable<Integer> {
             p.awaitCaughtUp(Duration.ofMinutes(5));
             BenchTarget target =
                     new PipelineTarget(
-                            "cdc-lab",
-                            p,
-                            null,
-                            wl.tables(),
-                            GENERATOR_COLUMN,
-                            pipelineOptions.settings());
+                            "cdc-lab", p, null, wl.tables(), GENERATOR_COLUMN, settings());
             RateLadder.Result result = new RateLadder(plan).run(target, wl, StepTable.printer(out));
             VerificationResult v = p.verify();
             var best = result.best();
@@ -222,7 +220,7 @@ final class BenchCommand implements Callable<Integer> {
                         best.get().latency().getValueAtPercentile(99));
             }
             out.println((v.matches() ? "verified: " : "NOT verified: ") + v.summary());
-            out.println("pipeline " + PipelineOptions.line(pipelineOptions.settings()));
+            out.println("pipeline " + PipelineOptions.line(settings()));
             out.println("source   " + PipelineOptions.line(p.sourceSettings()));
             out.println("infra    " + InfraDescription.line(p.infrastructure()));
             if (reportJson != null) {
@@ -232,7 +230,7 @@ final class BenchCommand implements Callable<Integer> {
                         "highest_sustained_changes_per_s",
                         best.map(s -> Numbers.round3(s.changesPerSecond())).orElse(null));
                 m.put("verified", v.matches());
-                m.put("pipeline", pipelineOptions.settings());
+                m.put("pipeline", settings());
                 m.put("source_settings", p.sourceSettings());
                 m.put("infrastructure", InfraDescription.asMap(p.infrastructure()));
                 m.put("machine", Machine.describe());
@@ -279,17 +277,17 @@ final class BenchCommand implements Callable<Integer> {
                                 StageSettings.of(pipelineOptions.overrides).capture(),
                                 standardTasks,
                                 pipelineOptions::apply,
-                                pipelineOptions.settings()),
+                                settings()),
                         work,
                         runId,
                         out,
                         Commands::closeOnShutdown);
         result.print(plan.fixedRate(), out);
-        out.println("pipeline " + PipelineOptions.line(pipelineOptions.settings()));
+        out.println("pipeline " + PipelineOptions.line(settings()));
         if (reportJson != null) {
             Map<String, Object> m = header(wl, plan);
             m.putAll(result.asMap());
-            m.put("pipeline", pipelineOptions.settings());
+            m.put("pipeline", settings());
             m.put("machine", Machine.describe());
             writeJson(m);
         }
@@ -323,5 +321,12 @@ final class BenchCommand implements Callable<Integer> {
             throw new picocli.CommandLine.TypeConversionException(
                     "'" + value + "' is not a pipeline to compare with (debezium-jdbc)");
         }
+    }
+
+    /** The pipeline settings the report states, with the load's priority. */
+    private Map<String, Object> settings() {
+        Map<String, Object> m = pipelineOptions.settings();
+        m.put("load_nice", loadPriorityOption.loadNice);
+        return m;
     }
 }

@@ -8,6 +8,7 @@ import dev.cdclab.lab.report.InfraDescription;
 import dev.cdclab.lab.report.PrefillProgress;
 import dev.cdclab.lab.report.ProgressLine;
 import dev.cdclab.lab.report.RunReport;
+import dev.cdclab.load.run.LoadPriority;
 import dev.cdclab.load.workload.Workload;
 import dev.cdclab.load.workload.Workloads;
 import dev.cdclab.orchestration.Pipeline;
@@ -105,6 +106,10 @@ final class RunCommand implements Callable<Integer> {
 
     @Mixin PipelineOptions pipelineOptions;
 
+    @Mixin LoadPriorityOption loadPriorityOption;
+
+    private LoadPriority loadPriority;
+
     @Override
     public Integer call() throws Exception {
         if (duration.isZero() || duration.isNegative()) {
@@ -118,6 +123,7 @@ final class RunCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--transactions must be >= 0");
         }
         Workload wl = knobs.create(workload, pipelineOptions.source);
+        loadPriority = loadPriorityOption.priority(pipelineOptions.infraKind());
         double rate = this.rate != null ? this.rate : wl.defaultRate();
         targetRate = rate;
         String runId = Commands.newRunId();
@@ -181,16 +187,17 @@ final class RunCommand implements Callable<Integer> {
             }
             PhaseEngine engine =
                     PhaseEngine.onPipeline(
-                            new PhaseEngine.Plan(
-                                    wl,
-                                    knobs.threads,
-                                    rate,
-                                    warmup.isNegative() ? Duration.ZERO : warmup,
-                                    duration,
-                                    transactions,
-                                    catchUpTimeout),
-                            p,
-                            work.resolve("latency.hlog"));
+                                    new PhaseEngine.Plan(
+                                            wl,
+                                            knobs.threads,
+                                            rate,
+                                            warmup.isNegative() ? Duration.ZERO : warmup,
+                                            duration,
+                                            transactions,
+                                            catchUpTimeout),
+                                    p,
+                                    work.resolve("latency.hlog"))
+                            .loadPriority(loadPriority);
             PhaseEngine.Measurement m;
             try (ProgressLine progress = new ProgressLine(out, () -> progress(engine))) {
                 m = engine.run();
@@ -252,6 +259,7 @@ final class RunCommand implements Callable<Integer> {
         NetChangeStats ns = p.streams().stats();
         Map<String, Object> pipeline = pipelineOptions.settings();
         pipeline.put("warmup", Durations.format(warmup));
+        pipeline.put("load_nice", loadPriority.nice());
         if (p.warehouseServer() != null) {
             Map<String, String> ws = p.warehouseServer().settings();
             pipeline.put("warehouse_fsync", ws.get("fsync"));

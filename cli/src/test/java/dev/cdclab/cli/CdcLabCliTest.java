@@ -57,6 +57,9 @@ class CdcLabCliTest {
         Result zero = run("run", "--duration", "0s", "--work-dir", dir.toString());
         assertThat(zero.code()).isEqualTo(CdcLab.USAGE);
         assertThat(zero.err().strip()).isEqualTo("cdc-lab: error: --duration must be > 0");
+        Result nice = run("run", "--load-nice", "20", "--work-dir", dir.toString());
+        assertThat(nice.code()).isEqualTo(CdcLab.USAGE);
+        assertThat(nice.err().strip()).isEqualTo("cdc-lab: error: --load-nice must be 0..19");
         assertThat(run("run", "--net-changes", "some").err())
                 .contains("'some' is not one of all, all-with-merge, off");
         assertThat(run("run", "--workload", "W99", "--work-dir", dir.toString()).err())

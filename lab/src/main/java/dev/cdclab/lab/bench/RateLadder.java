@@ -1,6 +1,7 @@
 package dev.cdclab.lab.bench;
 
 import dev.cdclab.lab.experiment.LoadPhases;
+import dev.cdclab.load.run.LoadPriority;
 import dev.cdclab.load.run.LoadRunner;
 import dev.cdclab.load.run.LoadStats;
 import dev.cdclab.load.workload.Workload;
@@ -9,6 +10,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import org.HdrHistogram.Histogram;
 
@@ -31,6 +33,7 @@ public final class RateLadder {
      * @param catchUpTimeout how long to wait for the backlog at all
      * @param stopAtFirstMiss end the ladder at the first step not sustained
      * @param countRows read the warehouse's row writes around the fixed step
+     * @param loadPriority the CPU priority of the load
      */
     public record Plan(
             int threads,
@@ -42,9 +45,11 @@ public final class RateLadder {
             Duration maxP99,
             Duration catchUpTimeout,
             boolean stopAtFirstMiss,
-            boolean countRows) {
+            boolean countRows,
+            LoadPriority loadPriority) {
         public Plan {
             rates = List.copyOf(rates);
+            Objects.requireNonNull(loadPriority, "loadPriority");
             if (rates.isEmpty() && fixedRate <= 0) {
                 throw new IllegalArgumentException("nothing to run: no rates and no fixed rate");
             }
@@ -266,9 +271,10 @@ public final class RateLadder {
     private LoadRunner load(
             BenchTarget target, Workload workload, double rate, Duration length, long first) {
         return new LoadRunner(
-                workload,
-                target::sourceConnection,
-                new LoadRunner.Options(plan.threads(), rate, length, 0, first));
+                        workload,
+                        target::sourceConnection,
+                        new LoadRunner.Options(plan.threads(), rate, length, 0, first))
+                .priority(plan.loadPriority());
     }
 
     private static long nowMicros() {

@@ -4,6 +4,7 @@ import dev.cdclab.capture.CaptureConfig;
 import dev.cdclab.format.Numbers;
 import dev.cdclab.lab.bench.CpuMeter;
 import dev.cdclab.lab.report.RunReport;
+import dev.cdclab.load.run.LoadPriority;
 import dev.cdclab.load.run.LoadRunner;
 import dev.cdclab.load.run.LoadStats;
 import dev.cdclab.load.workload.Workload;
@@ -298,6 +299,18 @@ public final class PhaseEngine {
         this.histogramLog = histogramLog;
     }
 
+    private LoadPriority loadPriority = LoadPriority.NORMAL;
+
+    /**
+     * Sets the CPU priority of the load; normal unless set.
+     *
+     * @return this engine
+     */
+    public PhaseEngine loadPriority(LoadPriority priority) {
+        this.loadPriority = java.util.Objects.requireNonNull(priority, "priority");
+        return this;
+    }
+
     /**
      * Phases on a started pipeline.
      *
@@ -404,10 +417,11 @@ public final class PhaseEngine {
             enter("warmup");
             LoadRunner w =
                     new LoadRunner(
-                            plan.workload(),
-                            source,
-                            new LoadRunner.Options(
-                                    plan.threads(), plan.rate(), plan.warmup(), 0, 0));
+                                    plan.workload(),
+                                    source,
+                                    new LoadRunner.Options(
+                                            plan.threads(), plan.rate(), plan.warmup(), 0, 0))
+                            .priority(loadPriority);
             applied0 = applied();
             runner = w;
             LoadPhases.load(target(), w);
@@ -440,14 +454,15 @@ public final class PhaseEngine {
 
         LoadRunner r =
                 new LoadRunner(
-                        plan.workload(),
-                        source,
-                        new LoadRunner.Options(
-                                plan.threads(),
-                                plan.rate(),
-                                plan.measure(),
-                                plan.transactions(),
-                                firstTx));
+                                plan.workload(),
+                                source,
+                                new LoadRunner.Options(
+                                        plan.threads(),
+                                        plan.rate(),
+                                        plan.measure(),
+                                        plan.transactions(),
+                                        firstTx))
+                        .priority(loadPriority);
         applied0 = applied();
         runner = r;
         LoadStats ls = r.stats();

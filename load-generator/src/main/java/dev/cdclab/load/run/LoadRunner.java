@@ -64,6 +64,7 @@ public final class LoadRunner {
     private volatile boolean stopRequested;
     private volatile long startNanos;
     private volatile long endNanos;
+    private LoadPriority priority = LoadPriority.NORMAL;
 
     public LoadRunner(Workload workload, ConnectionFactory connections, Options options) {
         this.workload = workload;
@@ -73,6 +74,17 @@ public final class LoadRunner {
 
     public LoadStats stats() {
         return stats;
+    }
+
+    /**
+     * Sets the CPU priority the client threads (and, where it says so, the source's server
+     * processes serving them) run at; normal unless set.
+     *
+     * @return this runner
+     */
+    public LoadRunner priority(LoadPriority priority) {
+        this.priority = java.util.Objects.requireNonNull(priority, "priority");
+        return this;
     }
 
     /** Asks the workers to stop after their current transaction. */
@@ -97,11 +109,13 @@ public final class LoadRunner {
      */
     public LoadStats run() {
         List<Connection> conns = new ArrayList<>();
+        List<Long> backends = new ArrayList<>();
         try {
             for (int t = 0; t < options.threads(); t++) {
                 Connection c = connections.open();
-                c.setAutoCommit(false);
                 conns.add(c);
+                backends.add(priority.backendPid(c));
+                c.setAutoCommit(false);
             }
         } catch (SQLException e) {
             conns.forEach(LoadRunner::closeQuietly);
@@ -111,7 +125,14 @@ public final class LoadRunner {
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < conns.size(); t++) {
             Connection c = conns.get(t);
-            Thread w = new Thread(() -> work(c), "load-" + t);
+            long backend = backends.get(t);
+            Thread w =
+                    new Thread(
+                            () -> {
+                                priority.applyToCurrentThread(backend);
+                                work(c);
+                            },
+                            "load-" + t);
             w.setDaemon(true);
             workers.add(w);
             w.start();

@@ -1,0 +1,127 @@
+package dev.cdclab.load.run;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The CPU priority of the load: its client threads and, for a source on this machine, the server
+ * processes serving their connections run at a higher niceness than the pipeline under test.
+ *
+ * <p>On a machine the source shares with the pipeline, Linux gives every runnable thread its share,
+ * so under load the many client threads and their server processes take the cores from the few
+ * threads of each pipeline stage, and the pipeline falls behind because its source runs beside it,
+ * not because of its own cost. A source of its own machine never does that. Linux only (it needs
+ * {@code /proc/thread-self} and {@code renice}); elsewhere, or when renicing fails, the load runs
+ * at its normal priority and a warning says so once.
+ *
+ * @param nice the niceness to run at, 0 (unchanged) to 19
+ * @param sourceBackends whether the source's server processes for the load's connections are on
+ *     this machine, in this process namespace, so that their process ids can be reniced too
+ */
+public record LoadPriority(int nice, boolean sourceBackends) {
+    private static final Logger LOG = LoggerFactory.getLogger(LoadPriority.class);
+    private static final AtomicBoolean WARNED = new AtomicBoolean();
+
+    /** The load at its normal priority. */
+    public static final LoadPriority NORMAL = new LoadPriority(0, false);
+
+    /** The niceness the command line runs the load at unless told otherwise. */
+    public static final int DEFAULT_NICE = 10;
+
+    /**
+     * @throws IllegalArgumentException for a niceness outside 0..19
+     */
+    public LoadPriority {
+        if (nice < 0 || nice > 19) {
+            throw new IllegalArgumentException("load niceness must be 0..19, not " + nice);
+        }
+    }
+
+    /** Whether the load runs below normal priority. */
+    public boolean lowered() {
+        return nice > 0;
+    }
+
+    /**
+     * The process id of the PostgreSQL server process serving {@code c}, or -1 when the source's
+     * processes are not to be reniced or the source is not PostgreSQL.
+     */
+    long backendPid(Connection c) {
+        if (!lowered() || !sourceBackends) {
+            return -1;
+        }
+        try {
+            if (!"PostgreSQL".equals(c.getMetaData().getDatabaseProductName())) {
+                return -1;
+            }
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+                rs.next();
+                long pid = rs.getLong(1);
+                // the client's transaction mode is set by the caller; leave no transaction open
+                if (!c.getAutoCommit()) {
+                    c.rollback();
+                }
+                return pid;
+            }
+        } catch (SQLException e) {
+            warnOnce("cannot read the source's server process id: " + e.getMessage());
+            return -1;
+        }
+    }
+
+    /**
+     * Lowers the priority of the calling thread and of {@code backendPid} (when not -1). Called by
+     * each client thread as it starts.
+     */
+    void applyToCurrentThread(long backendPid) {
+        if (!lowered()) {
+            return;
+        }
+        List<String> ids = new ArrayList<>();
+        try {
+            // /proc/thread-self -> <pid>/task/<tid>: the id Linux schedules this thread by
+            ids.add(Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString());
+        } catch (IOException | UnsupportedOperationException e) {
+            warnOnce("no /proc/thread-self (" + e.getMessage() + ")");
+            return;
+        }
+        if (backendPid > 0) {
+            ids.add(Long.toString(backendPid));
+        }
+        List<String> command = new ArrayList<>(List.of("renice", "-n", Integer.toString(nice)));
+        command.add("-p");
+        command.addAll(ids);
+        try {
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes()).trim();
+            if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                warnOnce("renice did not finish");
+            } else if (p.exitValue() != 0) {
+                warnOnce("renice failed: " + out);
+            }
+        } catch (IOException e) {
+            warnOnce("cannot run renice: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void warnOnce(String why) {
+        if (WARNED.compareAndSet(false, true)) {
+            LOG.warn("The load runs at its normal CPU priority: {}", why);
+        }
+    }
+}
