@@ -43,10 +43,12 @@ class ChaosIT {
 
     /**
      * The longest stall admitted after a killed Streams or sink process, from the kill until a row
-     * written after the restart is in the warehouse: 6–10 s measured here; a killed member that
-     * held its partitions for Kafka's default session timeout (45 s) would exceed it.
+     * written after the restart is in the warehouse: 6–12 s measured here, and up to 24 s (two sink
+     * halts in one round, each restart a JVM of its own) on a machine that ran everything about
+     * half as fast; a killed member that held its partitions for Kafka's default session timeout
+     * (45 s) would exceed it.
      */
-    static final long MAX_CONSUMER_STALL_MS = 20_000;
+    static final long MAX_CONSUMER_STALL_MS = 40_000;
 
     /**
      * Left to {@code cdc-lab chaos}, to keep CI under 30 minutes: a controlled stop of the node
