@@ -91,7 +91,7 @@ class CommandLineIT {
                 .contains("warehouse=postgresql")
                 .contains("warehouse_fsync=on")
                 .contains("warehouse_max_wal_size=4GB warehouse_checkpoint_timeout=15min")
-                .contains("load_nice=10");
+                .contains("load_nice=19");
         JsonNode r = new ObjectMapper().readTree(json.toFile());
         assertThat(r.get("verified").asBoolean()).isTrue();
         assertThat(r.get("net_changes_applied").asLong()).isPositive();

@@ -48,6 +48,7 @@ class ExperimentIT {
         assertThat(m.get("latency_p99_ms").asDouble()).isPositive();
         assertThat(m.get("wal_written_bytes").asLong()).isPositive();
         assertThat(on.get("source_settings").get("fsync").asText()).isEqualTo("on");
+        assertThat(on.get("load_nice").asInt()).isEqualTo(5);
         List<String> samples =
                 Files.readAllLines(out.resolve("cells/c02-enabled=true/samples.csv"));
         assertThat(samples.size()).isGreaterThan(3);

@@ -60,6 +60,11 @@ public final class CellSettings {
         WORKLOAD_KEYS.put(
                 "transactions", "stop after this many transactions; 0 = run for phases.measure");
         WORKLOAD_KEYS.put(
+                "nice",
+                "CPU niceness (0-19) of the load's client threads and, with an embedded source,"
+                        + " of the source's processes serving them; 0 (default) = normal priority,"
+                        + " as the papers' tables of the source's throughput assume");
+        WORKLOAD_KEYS.put(
                 "during-snapshot",
                 "true starts the load before capture, so the initial snapshot runs under it");
     }
@@ -77,6 +82,7 @@ public final class CellSettings {
      * @param hotKeys keys of the hot workload
      * @param transactions stop after this many; 0 = run for the measured duration
      * @param duringSnapshot start the load before capture, under the initial snapshot
+     * @param nice the load's CPU niceness (see {@code LoadPriority})
      */
     public record WorkloadSettings(
             String name,
@@ -88,7 +94,8 @@ public final class CellSettings {
             int filledColumns,
             int hotKeys,
             long transactions,
-            boolean duringSnapshot) {}
+            boolean duringSnapshot,
+            int nice) {}
 
     private final Map<String, String> all;
     private final WorkloadSettings workload;
@@ -148,7 +155,8 @@ public final class CellSettings {
                         Integer.parseInt(w.getOrDefault("filled-columns", "-1")),
                         Integer.parseInt(w.getOrDefault("hot-keys", "100")),
                         Long.parseLong(w.getOrDefault("transactions", "0")),
-                        Boolean.parseBoolean(w.getOrDefault("during-snapshot", "false").trim()));
+                        Boolean.parseBoolean(w.getOrDefault("during-snapshot", "false").trim()),
+                        Integer.parseInt(w.getOrDefault("nice", "0").trim()));
     }
 
     public WorkloadSettings workload() {
@@ -272,6 +280,12 @@ public final class CellSettings {
                     }
                 }
                 case "hot-keys" -> positive(key, Integer.parseInt(value.trim()), false);
+                case "nice" -> {
+                    int n = Integer.parseInt(value.trim());
+                    if (n < 0 || n > 19) {
+                        throw new ConfigException(key, "must be 0..19");
+                    }
+                }
                 case "transactions" -> positive(key, Long.parseLong(value.trim()), true);
                 case "during-snapshot" -> {
                     String v = value.trim();

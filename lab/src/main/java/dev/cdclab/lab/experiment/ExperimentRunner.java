@@ -10,6 +10,7 @@ import dev.cdclab.lab.report.InfraDescription;
 import dev.cdclab.lab.report.Machine;
 import dev.cdclab.lab.report.ProgressLine;
 import dev.cdclab.load.dialect.SqlDialect;
+import dev.cdclab.load.run.LoadPriority;
 import dev.cdclab.load.run.LoadRunner;
 import dev.cdclab.load.workload.Workload;
 import dev.cdclab.load.workload.WorkloadOptions;
@@ -17,6 +18,7 @@ import dev.cdclab.load.workload.Workloads;
 import dev.cdclab.orchestration.Pipeline;
 import dev.cdclab.orchestration.admin.AdminServer;
 import dev.cdclab.orchestration.infra.InfraConfig;
+import dev.cdclab.orchestration.infra.InfraKind;
 import dev.cdclab.orchestration.infra.InfraSpec;
 import dev.cdclab.orchestration.infra.SourceEndpoint;
 import dev.cdclab.orchestration.infra.SourceService;
@@ -289,6 +291,9 @@ public final class ExperimentRunner {
                         + Integer.toHexString(cell.hashCode() & 0xfff);
         InfraConfig infraConfig = new InfraConfig(InfraConfig.builder().setAll(cs.infra()).build());
         InfraSpec infra = infraConfig.spec(cs.sourceKind());
+        // only an embedded source's processes are this machine's, in this process namespace
+        LoadPriority priority =
+                new LoadPriority(w.nice(), infraConfig.kind() == InfraKind.EMBEDDED);
         PhaseEngine.Plan plan =
                 new PhaseEngine.Plan(
                         wl,
@@ -305,6 +310,7 @@ public final class ExperimentRunner {
         summary.put("repetition", cell.repetition());
         summary.put("settings", cell.settings());
         summary.put("capture", cs.captureEnabled());
+        summary.put("load_nice", w.nice());
         PhaseEngine.Measurement m;
         long t0 = System.nanoTime();
         double snapshotSeconds = Double.NaN;
@@ -328,14 +334,15 @@ public final class ExperimentRunner {
                                             // taken under it
                                             load[0] =
                                                     new LoadRunner(
-                                                            wl,
-                                                            src::connect,
-                                                            new LoadRunner.Options(
-                                                                    w.threads(),
-                                                                    w.rate(),
-                                                                    spec.phases().measure(),
-                                                                    w.transactions(),
-                                                                    0));
+                                                                    wl,
+                                                                    src::connect,
+                                                                    new LoadRunner.Options(
+                                                                            w.threads(),
+                                                                            w.rate(),
+                                                                            spec.phases().measure(),
+                                                                            w.transactions(),
+                                                                            0))
+                                                            .priority(priority);
                                             loadStart[0] = System.nanoTime();
                                             loadThread[0] =
                                                     new Thread(load[0]::run, "load-under-snapshot");
@@ -371,7 +378,8 @@ public final class ExperimentRunner {
                         summary.put("source_settings", p.sourceSettings());
                         summary.put("infrastructure", InfraDescription.asMap(p.infrastructure()));
                         PhaseEngine eng =
-                                PhaseEngine.onPipeline(plan, p, dir.resolve("latency.hlog"));
+                                PhaseEngine.onPipeline(plan, p, dir.resolve("latency.hlog"))
+                                        .loadPriority(priority);
                         current = eng;
                         m = eng.run();
                     }
@@ -402,7 +410,7 @@ public final class ExperimentRunner {
                         cs.sourceKind() == SourceKind.POSTGRES
                                 ? sourceSettings(src::connect)
                                 : Map.of("source", cs.sourceKind().label()));
-                PhaseEngine eng = PhaseEngine.onSource(plan, src::connect);
+                PhaseEngine eng = PhaseEngine.onSource(plan, src::connect).loadPriority(priority);
                 current = eng;
                 m = eng.run();
             } finally {

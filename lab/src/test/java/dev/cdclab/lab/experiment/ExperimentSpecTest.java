@@ -98,6 +98,9 @@ class ExperimentSpecTest {
                 .hasMessageContaining("'oracle' is not duckdb or postgresql");
         assertThatThrownBy(() -> parse("name: x\nworkload: {name: W9}\n"))
                 .hasMessageContaining("unknown workload 'W9'");
+        assertThatThrownBy(() -> parse("name: x\nworkload: {nice: 20}\n"))
+                .hasMessageContaining("workload.nice")
+                .hasMessageContaining("must be 0..19");
         assertThatThrownBy(() -> parse("name: x\nphases: {measure: 0s}\n"))
                 .hasMessageContaining("phases.measure");
         assertThatThrownBy(() -> parse("name: x\nfactors: {streams.interval: [1s, 1s]}\n"))

@@ -36,8 +36,13 @@ public record LoadPriority(int nice, boolean sourceBackends) {
     /** The load at its normal priority. */
     public static final LoadPriority NORMAL = new LoadPriority(0, false);
 
-    /** The niceness the command line runs the load at unless told otherwise. */
-    public static final int DEFAULT_NICE = 10;
+    /**
+     * The niceness {@code run} and {@code bench} run the load at unless told otherwise: the lowest
+     * priority, since Linux weighs every client thread and server process on its own: when all are
+     * runnable, 16 of each at niceness 10 (weight 110) weigh as much as three of the pipeline's
+     * threads (1,024 each), and at 19 (weight 15) as half of one.
+     */
+    public static final int DEFAULT_NICE = 19;
 
     /**
      * @throws IllegalArgumentException for a niceness outside 0..19
@@ -82,27 +87,39 @@ public record LoadPriority(int nice, boolean sourceBackends) {
     }
 
     /**
-     * Lowers the priority of the calling thread and of {@code backendPid} (when not -1). Called by
-     * each client thread as it starts.
+     * The id Linux schedules the calling thread by, or -1 when the load is not lowered or the id
+     * cannot be read.
      */
-    void applyToCurrentThread(long backendPid) {
+    long currentThreadId() {
         if (!lowered()) {
-            return;
+            return -1;
         }
-        List<String> ids = new ArrayList<>();
         try {
-            // /proc/thread-self -> <pid>/task/<tid>: the id Linux schedules this thread by
-            ids.add(Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString());
-        } catch (IOException | UnsupportedOperationException e) {
+            // /proc/thread-self -> <pid>/task/<tid>
+            return Long.parseLong(
+                    Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString());
+        } catch (IOException | UnsupportedOperationException | NumberFormatException e) {
             warnOnce("no /proc/thread-self (" + e.getMessage() + ")");
-            return;
+            return -1;
         }
-        if (backendPid > 0) {
-            ids.add(Long.toString(backendPid));
-        }
+    }
+
+    /**
+     * Lowers the priority of the given threads and processes (ids not positive are skipped) with
+     * one {@code renice}. Called once per run, before its schedule starts, so that starting a
+     * process counts against no transaction.
+     */
+    void apply(List<Long> ids) {
         List<String> command = new ArrayList<>(List.of("renice", "-n", Integer.toString(nice)));
         command.add("-p");
-        command.addAll(ids);
+        for (long id : ids) {
+            if (id > 0) {
+                command.add(Long.toString(id));
+            }
+        }
+        if (!lowered() || command.size() == 4) {
+            return;
+        }
         try {
             Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes()).trim();

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -121,15 +122,26 @@ public final class LoadRunner {
             conns.forEach(LoadRunner::closeQuietly);
             throw new IllegalStateException("cannot open source connections: " + e.getMessage(), e);
         }
-        startNanos = System.nanoTime();
+        // each worker reports the id it is scheduled by and waits; one renice lowers them all (and
+        // their server processes) before the schedule starts
+        int n = conns.size();
+        long[] threadIds = new long[n];
+        CountDownLatch ready = new CountDownLatch(n);
+        CountDownLatch go = new CountDownLatch(1);
         List<Thread> workers = new ArrayList<>();
-        for (int t = 0; t < conns.size(); t++) {
+        for (int t = 0; t < n; t++) {
             Connection c = conns.get(t);
-            long backend = backends.get(t);
+            int slot = t;
             Thread w =
                     new Thread(
                             () -> {
-                                priority.applyToCurrentThread(backend);
+                                threadIds[slot] = priority.currentThreadId();
+                                ready.countDown();
+                                try {
+                                    go.await();
+                                } catch (InterruptedException e) {
+                                    return;
+                                }
                                 work(c);
                             },
                             "load-" + t);
@@ -137,6 +149,19 @@ public final class LoadRunner {
             workers.add(w);
             w.start();
         }
+        try {
+            ready.await();
+            List<Long> ids = new ArrayList<>(backends);
+            for (long id : threadIds) {
+                ids.add(id);
+            }
+            priority.apply(ids);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            stop();
+        }
+        startNanos = System.nanoTime();
+        go.countDown();
         for (Thread w : workers) {
             try {
                 w.join();
@@ -272,7 +297,6 @@ public final class LoadRunner {
         }
     }
 
-    /** The first failed transaction's error, if any. */
     /** Transactions issued so far (the next run can start after them). */
     public long issued() {
         return Math.min(
@@ -280,6 +304,7 @@ public final class LoadRunner {
                 options.maxTransactions() > 0 ? options.maxTransactions() : Long.MAX_VALUE);
     }
 
+    /** The first failed transaction's error, if any. */
     public SQLException firstError() {
         return firstError.get();
     }

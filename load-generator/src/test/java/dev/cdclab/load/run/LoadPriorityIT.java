@@ -5,10 +5,21 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.cdclab.embedded.PostgresServer;
+import dev.cdclab.load.dialect.PostgresDialect;
+import dev.cdclab.load.dialect.SqlDialect;
+import dev.cdclab.load.workload.Op;
+import dev.cdclab.load.workload.PlannedStatement;
+import dev.cdclab.load.workload.TxPlan;
+import dev.cdclab.load.workload.Workload;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongConsumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -71,13 +82,78 @@ class LoadPriorityIT {
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
+    @Test
+    void everyClientThreadRunsLoweredFromItsFirstTransaction() throws Exception {
+        Set<Integer> seen = ConcurrentHashMap.newKeySet();
+        Workload probe = new NicenessProbe(seen);
+        LoadStats stats =
+                new LoadRunner(
+                                probe,
+                                pg::connect,
+                                new LoadRunner.Options(4, 0, Duration.ofSeconds(30), 40))
+                        .priority(new LoadPriority(12, true))
+                        .run();
+        assertThat(stats.transactions()).isEqualTo(40);
+        assertThat(seen).containsExactly(12);
+    }
+
+    /**
+     * A workload of {@code SELECT 1} whose plans note the niceness of the thread asking for them.
+     */
+    private record NicenessProbe(Set<Integer> seen) implements Workload {
+        @Override
+        public String name() {
+            return "niceness-probe";
+        }
+
+        @Override
+        public String description() {
+            return "notes the niceness of each client thread";
+        }
+
+        @Override
+        public SqlDialect dialect() {
+            return new PostgresDialect();
+        }
+
+        @Override
+        public List<String> tables() {
+            return List.of();
+        }
+
+        @Override
+        public void createSchema(Connection c) {}
+
+        @Override
+        public long prefillRows() {
+            return 0;
+        }
+
+        @Override
+        public long prefill(Connection c, LongConsumer progress) {
+            return 0;
+        }
+
+        @Override
+        public TxPlan plan(long i) {
+            try {
+                seen.add(niceness(Path.of("/proc/thread-self/stat")));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+            return new TxPlan(
+                    "probe",
+                    List.of(new PlannedStatement(Op.SELECT, "SELECT 1", new Object[0], -1)));
+        }
+    }
+
     private static int nicenessOfAThreadThatApplies(LoadPriority priority, long backend)
             throws Exception {
         AtomicInteger seen = new AtomicInteger(Integer.MIN_VALUE);
         Thread t =
                 new Thread(
                         () -> {
-                            priority.applyToCurrentThread(backend);
+                            priority.apply(List.of(priority.currentThreadId(), backend));
                             try {
                                 seen.set(niceness(Path.of("/proc/thread-self/stat")));
                             } catch (Exception e) {
