@@ -214,10 +214,17 @@ final class BenchCommand implements Callable<Integer> {
             } else {
                 out.printf(
                         Locale.ROOT,
-                        "highest sustained: %s tx/s = %s row changes/s end to end, p99 %d ms%n",
+                        "highest sustained: %s tx/s = %s row changes/s end to end, p99 %d ms%s%n",
                         Numbers.rate(best.get().txPerSecond()),
                         Numbers.rate(best.get().changesPerSecond()),
-                        best.get().latency().getValueAtPercentile(99));
+                        best.get().latency().getValueAtPercentile(99),
+                        best.get().sourceLimited()
+                                ? " (source-limited: the source reached "
+                                        + Numbers.rate(best.get().txPerSecond())
+                                        + " of "
+                                        + Numbers.rate(best.get().target())
+                                        + " tx/s, and the warehouse kept up)"
+                                : "");
             }
             out.println((v.matches() ? "verified: " : "NOT verified: ") + v.summary());
             out.println("pipeline " + PipelineOptions.line(settings()));
@@ -229,6 +236,9 @@ final class BenchCommand implements Callable<Integer> {
                 m.put(
                         "highest_sustained_changes_per_s",
                         best.map(s -> Numbers.round3(s.changesPerSecond())).orElse(null));
+                m.put(
+                        "highest_sustained_source_limited",
+                        best.map(RateLadder.Step::sourceLimited).orElse(null));
                 m.put("verified", v.matches());
                 m.put("pipeline", settings());
                 m.put("source_settings", p.sourceSettings());

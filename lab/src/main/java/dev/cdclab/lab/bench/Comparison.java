@@ -125,7 +125,11 @@ public final class Comparison {
                                 ? "failed"
                                 : r.ladder()
                                         .best()
-                                        .map(s -> Numbers.rate(s.changesPerSecond()))
+                                        .map(
+                                                s ->
+                                                        (s.sourceLimited() ? ">= " : "")
+                                                                + Numbers.rate(
+                                                                        s.changesPerSecond()))
                                         .orElse("none"),
                         f == null
                                 ? "-"
@@ -152,6 +156,19 @@ public final class Comparison {
                             + " DuckDB%n",
                     ratio == null ? "n/a" : Numbers.fixed2(ratio) + "x",
                     ratioDuck == null ? "n/a" : Numbers.fixed2(ratioDuck) + "x");
+            if (arms.stream()
+                    .anyMatch(
+                            r ->
+                                    r.ladder() != null
+                                            && r.ladder()
+                                                    .best()
+                                                    .map(RateLadder.Step::sourceLimited)
+                                                    .orElse(false))) {
+                out.println(
+                        ">= : the pipeline kept up with all the source issued at its highest step,"
+                                + " and the source, sharing the machine, fell short of the step's"
+                                + " rate");
+            }
         }
 
         /**

@@ -36,7 +36,12 @@ public final class StepTable {
                         ? "timed out"
                         : Numbers.fixed2(s.catchUpSeconds()),
                 Numbers.fixed2(s.machineCores()),
-                s.sustained() ? "yes" : "no");
+                verdict(s));
+    }
+
+    /** "yes", "no", or "source-limited" (kept up with a source that fell short of the rate). */
+    public static String verdict(RateLadder.Step s) {
+        return s.sustained() ? "yes" : s.sourceLimited() ? "source-limited" : "no";
     }
 
     public static Map<String, Object> toMap(RateLadder.Step s) {
@@ -50,6 +55,7 @@ public final class StepTable {
         }
         m.put("catch_up_s", Double.isInfinite(s.catchUpSeconds()) ? null : s.catchUpSeconds());
         m.put("sustained", s.sustained());
+        m.put("source_limited", s.sourceLimited());
         m.put("cpu_s_machine", Numbers.round3(s.cpu().machineSeconds()));
         m.put("cpu_s_jvm", Numbers.round3(s.cpu().jvmSeconds()));
         m.put("cpu_s_postgres", Numbers.round3(s.cpu().postgresSeconds()));
@@ -76,6 +82,9 @@ public final class StepTable {
         m.put(
                 "sustained_changes_per_s",
                 r.best().map(b -> Numbers.round3(b.changesPerSecond())).orElse(null));
+        m.put(
+                "sustained_source_limited",
+                r.best().map(RateLadder.Step::sourceLimited).orElse(null));
         return m;
     }
 

@@ -12,20 +12,25 @@ import org.junit.jupiter.api.Test;
 
 class ComparisonTest {
 
-    private static RateLadder.Step step(double target, double changesPerSecond, boolean sustained) {
+    private static RateLadder.Step step(double target, double changesPerSecond, boolean keptUp) {
+        return step(target, target, changesPerSecond, keptUp);
+    }
+
+    private static RateLadder.Step step(
+            double target, double txPerSecond, double changesPerSecond, boolean keptUp) {
         Histogram h = new Histogram(3);
         h.recordValue(80);
         h.recordValue(150);
         return new RateLadder.Step(
                 false,
                 target,
-                target,
+                txPerSecond,
                 changesPerSecond,
                 (long) (changesPerSecond * 10),
                 h,
                 h,
                 1.5,
-                sustained,
+                keptUp,
                 new CpuMeter.Usage(10, 6, 4, 10, Map.of(), 3),
                 10,
                 -1);
@@ -78,6 +83,43 @@ class ComparisonTest {
                         "processes that ended in the step (mostly the load's source sessions), in"
                                 + " the order above: 857 / 857 / 857; the rest: 2000 / 2000 /"
                                 + " 2000");
+    }
+
+    @Test
+    void aStepTheWarehouseKeptUpWithButTheSourceFellShortOfCountsAtTheRateTheSourceReached() {
+        RateLadder.Step reached = step(800, 800, 2_900, true);
+        RateLadder.Step sourceShort = step(1_600, 1_260, 4_550, true);
+        RateLadder.Step behind = step(1_200, 1_200, 4_350, false);
+        assertThat(reached.sustained()).isTrue();
+        assertThat(reached.sourceLimited()).isFalse();
+        assertThat(sourceShort.sustained()).isFalse();
+        assertThat(sourceShort.sourceLimited()).isTrue();
+        assertThat(behind.sustained()).isFalse();
+        assertThat(behind.sourceLimited()).isFalse();
+        assertThat(StepTable.verdict(sourceShort)).isEqualTo("source-limited");
+        assertThat(StepTable.verdict(behind)).isEqualTo("no");
+        assertThat(new RateLadder.Result(null, List.of(reached, sourceShort)).best())
+                .contains(sourceShort);
+        assertThat(new RateLadder.Result(null, List.of(reached, behind)).best()).contains(reached);
+
+        Comparison.ArmResult limited =
+                new Comparison.ArmResult(
+                        new Comparison.Arm("ours", "ours", "ours"),
+                        new RateLadder.Result(step(100, 350, true), List.of(reached, sourceShort)),
+                        true,
+                        null,
+                        5,
+                        Map.of());
+        Comparison.Result r =
+                new Comparison.Result(
+                        List.of(arm("baseline", 2_900), limited, arm("ours_duckdb", 2_900)));
+        assertThat(r.ratio()).isEqualTo(1.569);
+        assertThat(r.asMap().get("ours").toString()).contains("sustained_source_limited=true");
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        r.print(100, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        assertThat(bytes.toString(StandardCharsets.UTF_8))
+                .contains(">= 4,550")
+                .contains("the source, sharing the machine, fell short");
     }
 
     @Test
