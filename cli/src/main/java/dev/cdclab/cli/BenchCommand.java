@@ -37,7 +37,10 @@ import picocli.CommandLine.Option;
             "Find the highest target rate the embedded pipeline sustains: one pipeline, one"
                     + " warm-up, then steps of rising rate. A step is sustained when the warehouse"
                     + " catches up within --max-catch-up after it (the backlog stayed bounded) and"
-                    + " its p99 commit-to-warehouse latency is within --max-p99.",
+                    + " its p99 commit-to-warehouse latency is within --max-p99. A step the"
+                    + " warehouse kept up with but whose source fell short of its rate is"
+                    + " source-limited: it counts at the rate the source reached, and the ladder"
+                    + " stops.",
             "With --compare debezium-jdbc, runs the same ladder, one after another, on the"
                     + " standard pipeline (Debezium -> Kafka -> Debezium's JDBC sink connector ->"
                     + " PostgreSQL), on cdc-lab into PostgreSQL and on cdc-lab into DuckDB, and"
