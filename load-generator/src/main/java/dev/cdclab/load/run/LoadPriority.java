@@ -110,16 +110,13 @@ public record LoadPriority(int nice, boolean sourceBackends) {
      * process counts against no transaction.
      */
     void apply(List<Long> ids) {
-        List<String> command = new ArrayList<>(List.of("renice", "-n", Integer.toString(nice)));
-        command.add("-p");
-        for (long id : ids) {
-            if (id > 0) {
-                command.add(Long.toString(id));
-            }
-        }
-        if (!lowered() || command.size() == 4) {
+        List<String> targets = ids.stream().filter(id -> id > 0).map(String::valueOf).toList();
+        if (!lowered() || targets.isEmpty()) {
             return;
         }
+        List<String> command =
+                new ArrayList<>(List.of("renice", "-n", Integer.toString(nice), "-p"));
+        command.addAll(targets);
         try {
             Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes()).trim();
