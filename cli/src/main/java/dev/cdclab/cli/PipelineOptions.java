@@ -5,6 +5,7 @@ import dev.cdclab.config.ConfigOption;
 import dev.cdclab.config.Durations;
 import dev.cdclab.config.SourceKind;
 import dev.cdclab.orchestration.Pipeline;
+import dev.cdclab.orchestration.StageConfigs;
 import dev.cdclab.orchestration.StageSettings;
 import dev.cdclab.orchestration.infra.InfraConfig;
 import dev.cdclab.orchestration.infra.InfraKind;
@@ -353,6 +354,10 @@ final class PipelineOptions {
                                 || warehouseUrl != null && !warehouseUrl.startsWith("jdbc:duckdb:")
                         ? "postgresql"
                         : "duckdb");
+        // what capture and the net-change app write to Kafka with, unless a -D says otherwise
+        if (overrides.keySet().stream().noneMatch(k -> k.endsWith("compression.type"))) {
+            m.put("kafka_compression", StageConfigs.KAFKA_COMPRESSION);
+        }
         overrides.forEach((k, v) -> m.put(k, k.contains("password") ? "********" : v));
         return m;
     }

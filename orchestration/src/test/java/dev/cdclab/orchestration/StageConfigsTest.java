@@ -63,6 +63,16 @@ class StageConfigsTest {
     }
 
     @Test
+    void whatTheNetChangeAppWritesIsCompressedUnlessTheUserSaysOtherwise() {
+        assertThat(StageConfigs.streams(spec(Pipeline.builder()), "k:1").kafkaOverrides())
+                .containsEntry("producer.compression.type", StageConfigs.KAFKA_COMPRESSION);
+        PipelineSpec none =
+                spec(Pipeline.builder().streams("kafka.producer.compression.type", "none"));
+        assertThat(StageConfigs.streams(none, "k:1").kafkaOverrides())
+                .containsEntry("producer.compression.type", "none");
+    }
+
+    @Test
     void aStagesOwnSettingsWinAndTheSpecDoesNotFollowItsBuilder() {
         Pipeline.Builder b =
                 Pipeline.builder().sink("truncate", "skip").capture("slot.name", "mine");

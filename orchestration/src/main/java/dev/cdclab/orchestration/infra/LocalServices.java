@@ -3,6 +3,7 @@ package dev.cdclab.orchestration.infra;
 import dev.cdclab.config.RunNames;
 import dev.cdclab.embedded.ConnectWorker;
 import dev.cdclab.embedded.KafkaBroker;
+import dev.cdclab.orchestration.StageConfigs;
 import dev.cdclab.plugins.ConnectPlugins;
 
 /** The services every kind may run in this JVM: the KRaft broker and the Connect worker. */
@@ -38,8 +39,7 @@ final class LocalServices {
                 ConnectWorker.builder()
                         .bootstrapServers(bootstrapServers)
                         .groupId(RunNames.of(ctx.runId()).connectGroup())
-                        // loopback: compression costs CPU at three hops and saves nothing
-                        .property("producer.compression.type", "none");
+                        .property("producer.compression.type", StageConfigs.KAFKA_COMPRESSION);
         // connectors whose Debezium version differs from the class path's, isolated
         ctx.connectPlugins().stream()
                 .sorted()
