@@ -39,6 +39,9 @@ public final class DebeziumConnectorConfig {
     /** Name of the transform that keeps the notifications of tables a snapshot found empty. */
     static final String EMPTY_SCANS_TRANSFORM = "emptyscans";
 
+    private static final String VALUE_CONVERTER = "value.converter";
+    private static final String JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter";
+
     private static final Logger LOG = LoggerFactory.getLogger(DebeziumConnectorConfig.class);
 
     private DebeziumConnectorConfig() {}
@@ -52,10 +55,23 @@ public final class DebeziumConnectorConfig {
      * own, without cdc-lab's capture jar on its plugin path) gets the config without them, and a
      * warning says what that costs: a {@code TRUNCATE} goes unseen, as with stock Debezium, the
      * updates of a table without a key lose their old image, and a table a new snapshot finds empty
-     * keeps its rows in the warehouse.
+     * keeps its rows in the warehouse. Without cdc-lab's {@link SchemaOnceJsonConverter} it gets
+     * Connect's {@code JsonConverter}, which writes the same bytes.
      */
     public static Fitted fitTo(ConnectRestClient rest, String name, Map<String, String> config) {
         List<String> problems = rest.validate(name, config);
+        if (SchemaOnceJsonConverter.class.getName().equals(config.get(VALUE_CONVERTER))
+                && problems.stream().anyMatch(p -> p.startsWith(VALUE_CONVERTER + ":"))) {
+            // the same bytes either way, only more CPU for the worker
+            LOG.info(
+                    "Kafka Connect at {} does not have {}; its events are written by {}",
+                    rest.baseUrl(),
+                    SchemaOnceJsonConverter.class.getName(),
+                    JSON_CONVERTER);
+            config = new LinkedHashMap<>(config);
+            config.put(VALUE_CONVERTER, JSON_CONVERTER);
+            problems = rest.validate(name, config);
+        }
         List<String> ours =
                 List.of(
                         "predicates." + ENVELOPE_PREDICATE + ".type",
@@ -130,9 +146,10 @@ public final class DebeziumConnectorConfig {
         m.put("provide.transaction.metadata", "false");
         // the key bytes decide partitions, and the heartbeat rows are placed by them: pin the
         // format
-        m.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
+        m.put("key.converter", JSON_CONVERTER);
         m.put("key.converter.schemas.enable", "false");
-        m.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+        // JsonConverter's bytes, with each table's schema serialized once, not with every event
+        m.put(VALUE_CONVERTER, SchemaOnceJsonConverter.class.getName());
         m.put("value.converter.schemas.enable", "true");
         m.put("tombstones.on.delete", "false");
         // context headers on every record cost at every hop and say nothing the topic does not

@@ -143,4 +143,43 @@ class KeepEnvelopeTest {
             server.stop(0);
         }
     }
+
+    @Test
+    void aClusterWithoutTheConverterGetsJsonConverterWhichWritesTheSameBytes() throws Exception {
+        HttpServer server =
+                HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.createContext(
+                "/connector-plugins/",
+                x -> {
+                    String body =
+                            new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+                    String reply =
+                            body.contains(SchemaOnceJsonConverter.class.getName())
+                                    ? "{\"configs\":[{\"value\":{\"name\":"
+                                            + "\"value.converter\",\"errors\":"
+                                            + "[\"Class not found\"]}}]}"
+                                    : "{\"configs\":[]}";
+                    byte[] b = reply.getBytes(StandardCharsets.UTF_8);
+                    x.sendResponseHeaders(200, b.length);
+                    try (OutputStream os = x.getResponseBody()) {
+                        os.write(b);
+                    }
+                });
+        server.start();
+        try {
+            ConnectRestClient rest =
+                    new ConnectRestClient("http://127.0.0.1:" + server.getAddress().getPort());
+            Map<String, String> m =
+                    DebeziumConnectorConfig.of(CaptureConfig.of(Map.of("source.password", "pw")));
+            assertThat(m).containsEntry("value.converter", SchemaOnceJsonConverter.class.getName());
+            DebeziumConnectorConfig.Fitted fitted = DebeziumConnectorConfig.fitTo(rest, "c", m);
+            assertThat(fitted.problems()).isEmpty();
+            assertThat(fitted.config())
+                    .containsEntry("value.converter", "org.apache.kafka.connect.json.JsonConverter")
+                    .containsEntry("value.converter.schemas.enable", "true")
+                    .containsEntry("transforms.keyless.type", KeylessEventKey.class.getName());
+        } finally {
+            server.stop(0);
+        }
+    }
 }
