@@ -297,6 +297,26 @@ public final class NetChangeCodec {
                     }
                     case "after" -> f.after = image(p, t, value, "after");
                     case "before" -> f.before = image(p, t, value, "before");
+                    case "table" -> f.table = text(p, t);
+                    case "op" -> f.op = text(p, t);
+                    case "key" -> {
+                        if (t == JsonToken.START_OBJECT) {
+                            f.key = p.readValueAsTree();
+                        } else if (t != JsonToken.VALUE_NULL) {
+                            throw new MalformedRecordException("'key' is not an object");
+                        }
+                    }
+                    case "unchanged" -> f.unchanged = texts(p, t, name);
+                    case "interval" -> f.interval = longs(p, t, name, INTERVAL_FIELDS);
+                    case "first_position" -> f.firstPosition = position(p, t, name);
+                    case "last_position" -> f.lastPosition = position(p, t, name);
+                    case "transaction" -> f.transaction = text(p, t);
+                    case "commit_ms" -> f.commitMs = number(p, t, name);
+                    case "raw_changes" -> f.rawChanges = number(p, t, name);
+                    case "snapshot" -> f.snapshot = t == JsonToken.VALUE_TRUE;
+                    case "mode" -> f.mode = text(p, t);
+                    case "stages_ms" -> f.stages = longs(p, t, name, STAGE_FIELDS);
+                    case "generator_commit_us" -> f.generator = number(p, t, name);
                     case "schema_id" -> f.schemaId = Long.parseUnsignedLong(p.getText(), 16);
                     case "columns" -> {
                         Schemas.Described known =
@@ -322,7 +342,8 @@ public final class NetChangeCodec {
                             f.schema = d;
                         }
                     }
-                    default -> f.objects.put(name, p.readValueAsTree());
+                    // a field this reader does not know: a newer writer's, skipped
+                    default -> p.skipChildren();
                 }
             }
             return f.toChange();
@@ -348,72 +369,150 @@ public final class NetChangeCodec {
         return null;
     }
 
+    private static final String[] INTERVAL_FIELDS = {"start_ms", "end_ms"};
+    private static final String[] STAGE_FIELDS = {
+        "source_commit", "captured", "kafka_append", "emitted"
+    };
+
+    /** A scalar's text; null for JSON null, and for an object or array (skipped). */
+    private static String text(JsonParser p, JsonToken t) throws IOException {
+        if (t.isStructStart()) {
+            p.skipChildren();
+            return null;
+        }
+        return t == JsonToken.VALUE_NULL ? null : p.getText();
+    }
+
+    /** A number (or a number's text); null for JSON null. */
+    private static Long number(JsonParser p, JsonToken t, String field) throws IOException {
+        if (t == JsonToken.VALUE_NULL) {
+            return null;
+        }
+        if (t.isStructStart()) {
+            throw new MalformedRecordException("'" + field + "' is not a number");
+        }
+        return p.getValueAsLong();
+    }
+
+    private static String position(JsonParser p, JsonToken t, String field) throws IOException {
+        if (t == JsonToken.VALUE_NULL) {
+            return null;
+        }
+        if (t != JsonToken.VALUE_STRING || p.getText().isEmpty()) {
+            p.skipChildren();
+            throw new MalformedRecordException("'" + field + "' is not a source position");
+        }
+        return p.getText();
+    }
+
+    /** An array of texts; null for JSON null. */
+    private static List<String> texts(JsonParser p, JsonToken t, String field) throws IOException {
+        if (t == JsonToken.VALUE_NULL) {
+            return null;
+        }
+        if (t != JsonToken.START_ARRAY) {
+            throw new MalformedRecordException("'" + field + "' is not an array");
+        }
+        List<String> out = new ArrayList<>();
+        for (JsonToken e = p.nextToken(); e != JsonToken.END_ARRAY; e = p.nextToken()) {
+            if (e == null) {
+                throw new MalformedRecordException("'" + field + "' ends early");
+            }
+            String v = text(p, e);
+            out.add(v == null ? "null" : v);
+        }
+        return out;
+    }
+
+    /**
+     * The named number fields of an object, in {@code names}' order; a field it lacks is null. Null
+     * for JSON null.
+     */
+    private static Long[] longs(JsonParser p, JsonToken t, String field, String[] names)
+            throws IOException {
+        if (t == JsonToken.VALUE_NULL) {
+            return null;
+        }
+        if (t != JsonToken.START_OBJECT) {
+            throw new MalformedRecordException("'" + field + "' is not an object");
+        }
+        Long[] out = new Long[names.length];
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            JsonToken v = p.nextToken();
+            int i = Arrays.asList(names).indexOf(name);
+            if (i < 0) {
+                p.skipChildren();
+            } else {
+                out[i] = number(p, v, name);
+            }
+        }
+        return out;
+    }
+
     /** Fields collected while reading a net change. */
     private static final class Fields {
         RowImage after;
         RowImage before;
         Long schemaId;
         Schemas.Described schema;
-        final Map<String, JsonNode> objects = new java.util.HashMap<>();
+        String table;
+        String op;
+        ObjectNode key;
+        List<String> unchanged;
+        Long[] interval;
+        String firstPosition;
+        String lastPosition;
+        String transaction;
+        Long commitMs;
+        Long rawChanges;
+        boolean snapshot;
+        String mode;
+        Long[] stages;
+        Long generator;
 
         NetChange toChange() {
             if (schema == null) {
                 throw new MalformedRecordException("missing field 'columns'");
             }
-            JsonNode key = req("key");
-            if (!key.isObject()) {
-                throw new MalformedRecordException("'key' is not an object");
-            }
-            List<String> unchanged = new ArrayList<>();
-            JsonNode un = objects.get("unchanged");
-            if (un != null) {
-                un.forEach(u -> unchanged.add(u.asText()));
-            }
-            JsonNode interval = req("interval");
-            JsonNode stages = req("stages_ms");
-            JsonNode gen = objects.get("generator_commit_us");
+            Long[] interval = req(this.interval, "interval");
+            Long[] stages = req(this.stages, "stages_ms");
             return new NetChange(
-                    req("table").asText(),
-                    NetOperation.ofCode(req("op").asText()),
-                    (ObjectNode) key,
+                    req(table, "table"),
+                    NetOperation.ofCode(req(op, "op")),
+                    req(key, "key"),
                     after,
                     before,
-                    unchanged,
+                    unchanged == null ? new ArrayList<>() : unchanged,
                     schema,
-                    required(interval, "start_ms").asLong(),
-                    required(interval, "end_ms").asLong(),
-                    position("first_position"),
-                    position("last_position"),
-                    objects.containsKey("transaction") ? objects.get("transaction").asText() : "",
-                    req("commit_ms").asLong(),
-                    req("raw_changes").asInt(),
-                    objects.containsKey("snapshot") && objects.get("snapshot").asBoolean(),
-                    objects.containsKey("mode")
-                            ? NetChangeMode.valueOf(
-                                    objects.get("mode").asText().toUpperCase(Locale.ROOT))
-                            : NetChangeMode.ALL,
+                    req(interval[0], "start_ms"),
+                    req(interval[1], "end_ms"),
+                    req(firstPosition, "first_position"),
+                    req(lastPosition, "last_position"),
+                    transaction == null ? "" : transaction,
+                    req(commitMs, "commit_ms"),
+                    Math.toIntExact(req(rawChanges, "raw_changes")),
+                    snapshot,
+                    mode == null
+                            ? NetChangeMode.ALL
+                            : NetChangeMode.valueOf(mode.toUpperCase(Locale.ROOT)),
                     new StageTimes(
-                            stages.path("source_commit").asLong(),
-                            stages.path("captured").asLong(),
-                            stages.path("kafka_append").asLong(),
-                            stages.path("emitted").asLong()),
-                    gen == null || gen.isNull() ? null : gen.asLong());
+                            orZero(stages[0]),
+                            orZero(stages[1]),
+                            orZero(stages[2]),
+                            orZero(stages[3])),
+                    generator);
         }
 
-        private String position(String name) {
-            JsonNode v = req(name);
-            if (!v.isTextual() || v.asText().isEmpty()) {
-                throw new MalformedRecordException("'" + name + "' is not a source position");
-            }
-            return v.asText();
-        }
-
-        private JsonNode req(String name) {
-            JsonNode v = objects.get(name);
-            if (v == null || v.isNull()) {
+        private static <T> T req(T value, String name) {
+            if (value == null) {
                 throw new MalformedRecordException("missing field '" + name + "'");
             }
-            return v;
+            return value;
+        }
+
+        private static long orZero(Long v) {
+            return v == null ? 0 : v;
         }
     }
 

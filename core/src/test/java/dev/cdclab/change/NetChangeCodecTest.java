@@ -178,6 +178,35 @@ class NetChangeCodecTest {
     }
 
     @Test
+    void fieldsAReaderDoesNotKnowAreSkippedAndAFieldOfTheWrongTypeIsNamed() throws Exception {
+        NetChange c = sample(NetOperation.UPDATE);
+        String json = new String(NetChangeCodec.encode(c), StandardCharsets.UTF_8);
+        String withNewFields =
+                json.replace(
+                        "\"op\":",
+                        "\"added_later\":{\"a\":[1,{\"b\":null}]},\"flag\":true,\"op\":");
+        assertThat(NetChangeCodec.decode(withNewFields.getBytes(StandardCharsets.UTF_8)))
+                .isEqualTo(c);
+
+        String objectForNumber = json.replace("\"commit_ms\":1500", "\"commit_ms\":{\"ms\":1500}");
+        assertThatThrownBy(
+                        () ->
+                                NetChangeCodec.decode(
+                                        objectForNumber.getBytes(StandardCharsets.UTF_8)))
+                .isInstanceOf(MalformedRecordException.class)
+                .hasMessageContaining("'commit_ms' is not a number");
+        String withoutOp = json.replace("\"op\":\"u\",", "");
+        assertThat(withoutOp).isNotEqualTo(json);
+        assertThatThrownBy(() -> NetChangeCodec.decode(withoutOp.getBytes(StandardCharsets.UTF_8)))
+                .isInstanceOf(MalformedRecordException.class)
+                .hasMessageContaining("missing field 'op'");
+        String stringKey = json.replace("\"key\":{\"id\":7}", "\"key\":\"7\"");
+        assertThatThrownBy(() -> NetChangeCodec.decode(stringKey.getBytes(StandardCharsets.UTF_8)))
+                .isInstanceOf(MalformedRecordException.class)
+                .hasMessageContaining("'key' is not an object");
+    }
+
+    @Test
     void aChangeWithoutAPositionIsMalformed() throws Exception {
         String json =
                 new String(
