@@ -168,8 +168,13 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
                     "CREATE TABLE IF NOT EXISTS cdc_lab.tombstones (table_name TEXT, key TEXT, lsn"
                             + " TEXT COLLATE \"C\", commit_ms BIGINT, PRIMARY KEY (table_name,"
                             + " key))");
-            // warehouses written before tombstones were pruned
-            s.execute("ALTER TABLE cdc_lab.tombstones ADD COLUMN IF NOT EXISTS commit_ms BIGINT");
+            // warehouses written before tombstones were pruned. Only then: ALTER takes the table's
+            // exclusive lock even when the column is there, and a sink applying beside this one
+            // holds a lock on the table and waits for the catalog lock this session holds
+            if (!hasColumn(s, "tombstones", "commit_ms")) {
+                s.execute(
+                        "ALTER TABLE cdc_lab.tombstones ADD COLUMN IF NOT EXISTS commit_ms BIGINT");
+            }
             s.execute(
                     "CREATE TABLE IF NOT EXISTS cdc_lab.progress (id INTEGER PRIMARY KEY,"
                             + " applied_through_ms BIGINT, committed_at_ms BIGINT)");
@@ -180,6 +185,19 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
             StagingArea.createTables(s);
         }
         c.commit();
+    }
+
+    private static boolean hasColumn(Statement s, String table, String column) throws SQLException {
+        try (ResultSet rs =
+                s.executeQuery(
+                        "SELECT 1 FROM information_schema.columns WHERE table_schema = 'cdc_lab'"
+                                + " AND table_name = '"
+                                + table
+                                + "' AND column_name = '"
+                                + column
+                                + "'")) {
+            return rs.next();
+        }
     }
 
     @Override

@@ -96,6 +96,40 @@ class PostgresWarehouseIT extends WarehouseContract {
      * The stage has statistics, so that a merge of a few rows is not planned as a scan of the whole
      * table.
      */
+    /**
+     * A sink opening the warehouse while another sink's transaction holds the tombstones (it
+     * applied deletes and has not committed) opens at once. The other sink may be about to wait for
+     * the catalog lock the opening one holds, and a lock the opening one waited for there would be
+     * a deadlock.
+     */
+    @Test
+    void aWriterOpensWhileAnotherTransactionHoldsTheTombstones() throws Exception {
+        Target t = freshWarehouse();
+        new WarehouseWriter(t.url(), t.user(), t.password()).close();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (Connection holder = DriverManager.getConnection(t.url(), t.user(), t.password())) {
+            holder.setAutoCommit(false);
+            try (Statement s = holder.createStatement()) {
+                s.execute(
+                        "INSERT INTO cdc_lab.tombstones (table_name, key, lsn, commit_ms)"
+                                + " VALUES ('public.t', '{\"id\":1}', '0', 0)");
+            }
+            try {
+                Future<?> opening =
+                        pool.submit(
+                                () -> {
+                                    new WarehouseWriter(t.url(), t.user(), t.password()).close();
+                                    return null;
+                                });
+                opening.get(20, TimeUnit.SECONDS);
+            } finally {
+                holder.rollback();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     @Test
     void theStageKeepsItsFileAndItsStatisticsFromOneTransactionToTheNext() throws Exception {
         String table = "public.staged";
