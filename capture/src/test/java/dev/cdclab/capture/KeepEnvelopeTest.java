@@ -99,26 +99,7 @@ class KeepEnvelopeTest {
 
     @Test
     void aClusterWithoutThePredicateGetsTheConfigWithoutIt() throws Exception {
-        HttpServer server =
-                HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        server.createContext(
-                "/connector-plugins/",
-                x -> {
-                    String body =
-                            new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-                    String reply =
-                            body.contains("predicates.envelope.type")
-                                    ? "{\"configs\":[{\"value\":{\"name\":"
-                                            + "\"predicates.envelope.type\",\"errors\":"
-                                            + "[\"Class not found\"]}}]}"
-                                    : "{\"configs\":[]}";
-                    byte[] b = reply.getBytes(StandardCharsets.UTF_8);
-                    x.sendResponseHeaders(200, b.length);
-                    try (OutputStream os = x.getResponseBody()) {
-                        os.write(b);
-                    }
-                });
-        server.start();
+        HttpServer server = clusterLacking("predicates.envelope.type", "predicates.envelope.type");
         try {
             ConnectRestClient rest =
                     new ConnectRestClient("http://127.0.0.1:" + server.getAddress().getPort());
@@ -147,25 +128,7 @@ class KeepEnvelopeTest {
     @Test
     void aClusterWithoutTheConverterGetsJsonConverterWhichWritesTheSameBytes() throws Exception {
         HttpServer server =
-                HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        server.createContext(
-                "/connector-plugins/",
-                x -> {
-                    String body =
-                            new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-                    String reply =
-                            body.contains(SchemaOnceJsonConverter.class.getName())
-                                    ? "{\"configs\":[{\"value\":{\"name\":"
-                                            + "\"value.converter\",\"errors\":"
-                                            + "[\"Class not found\"]}}]}"
-                                    : "{\"configs\":[]}";
-                    byte[] b = reply.getBytes(StandardCharsets.UTF_8);
-                    x.sendResponseHeaders(200, b.length);
-                    try (OutputStream os = x.getResponseBody()) {
-                        os.write(b);
-                    }
-                });
-        server.start();
+                clusterLacking(SchemaOnceJsonConverter.class.getName(), "value.converter");
         try {
             ConnectRestClient rest =
                     new ConnectRestClient("http://127.0.0.1:" + server.getAddress().getPort());
@@ -181,5 +144,33 @@ class KeepEnvelopeTest {
         } finally {
             server.stop(0);
         }
+    }
+
+    /**
+     * A stub of Kafka Connect's validation endpoint: a config that mentions {@code missingClass}
+     * gets a "Class not found" error on {@code key}, any other config none.
+     */
+    private static HttpServer clusterLacking(String missingClass, String key) throws Exception {
+        HttpServer server =
+                HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.createContext(
+                "/connector-plugins/",
+                x -> {
+                    String body =
+                            new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+                    String reply =
+                            body.contains(missingClass)
+                                    ? "{\"configs\":[{\"value\":{\"name\":\""
+                                            + key
+                                            + "\",\"errors\":[\"Class not found\"]}}]}"
+                                    : "{\"configs\":[]}";
+                    byte[] b = reply.getBytes(StandardCharsets.UTF_8);
+                    x.sendResponseHeaders(200, b.length);
+                    try (OutputStream os = x.getResponseBody()) {
+                        os.write(b);
+                    }
+                });
+        server.start();
+        return server;
     }
 }
