@@ -440,7 +440,10 @@ public final class NetChangeCodec {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String name = p.currentName();
             JsonToken v = p.nextToken();
-            int i = Arrays.asList(names).indexOf(name);
+            int i = names.length - 1;
+            while (i >= 0 && !names[i].equals(name)) {
+                i--;
+            }
             if (i < 0) {
                 p.skipChildren();
             } else {
