@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +25,13 @@ import org.slf4j.LoggerFactory;
  * not because of its own cost. A source of its own machine never does that. Linux only (it needs
  * {@code /proc/thread-self} and {@code renice}); elsewhere, or when renicing fails, the load runs
  * at its normal priority and a warning says so once.
+ *
+ * <p>With the scheduler's autogroups on ({@code kernel.sched_autogroup_enabled}, outside a CPU
+ * cgroup), Linux first shares the cores between sessions, each at its autogroup's niceness, and a
+ * thread's own niceness weighs it only against the threads of its session. PostgreSQL starts every
+ * server process in a session of its own, so renicing one changes nothing: each of the load's
+ * server processes weighed as much as the whole JVM of the pipeline. Its autogroup gets the
+ * niceness too.
  *
  * @param nice the niceness to run at, 0 (unchanged) to 19
  * @param sourceBackends whether the source's server processes for the load's connections are on
@@ -106,8 +114,9 @@ public record LoadPriority(int nice, boolean sourceBackends) {
 
     /**
      * Lowers the priority of the given threads and processes (ids not positive are skipped) with
-     * one {@code renice}. Called once per run, before its schedule starts, so that starting a
-     * process counts against no transaction.
+     * one {@code renice}, and the autogroup of each process that leads its own session. Called once
+     * per run, before its schedule starts, so that starting a process counts against no
+     * transaction.
      */
     void apply(List<Long> ids) {
         List<String> targets = ids.stream().filter(id -> id > 0).map(String::valueOf).toList();
@@ -130,6 +139,51 @@ public record LoadPriority(int nice, boolean sourceBackends) {
             warnOnce("cannot run renice: " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        for (String id : targets) {
+            lowerAutogroup(Long.parseLong(id));
+        }
+    }
+
+    /**
+     * Sets the niceness of the autogroup of {@code pid} when it leads its own session, the only
+     * member of its autogroup; the load's threads share the JVM's session with the pipeline, whose
+     * autogroup is left alone.
+     */
+    private void lowerAutogroup(long pid) {
+        Path autogroup = Path.of("/proc/" + pid + "/autogroup");
+        if (!Files.exists(autogroup) || session(pid) != pid) {
+            return;
+        }
+        // without CAP_SYS_ADMIN Linux takes one autogroup change per 100 ms, machine-wide
+        for (int attempt = 1; ; attempt++) {
+            try {
+                Files.writeString(autogroup, Integer.toString(nice));
+                return;
+            } catch (IOException e) {
+                if (attempt == 30 || Thread.currentThread().isInterrupted()) {
+                    if (WARNED.compareAndSet(false, true)) {
+                        LOG.warn(
+                                "The source's server processes weigh as much as the pipeline: cannot"
+                                        + " set the scheduler autogroup of process {}: {}",
+                                pid,
+                                e.getMessage());
+                    }
+                    return;
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(110));
+            }
+        }
+    }
+
+    /** The session id of process {@code pid} (the 6th field of its stat line), or -1. */
+    static long session(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(f[3]);
+        } catch (IOException | RuntimeException e) {
+            return -1;
         }
     }
 

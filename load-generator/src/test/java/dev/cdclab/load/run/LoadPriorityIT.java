@@ -57,6 +57,27 @@ class LoadPriorityIT {
     }
 
     @Test
+    void theServerProcessesAutogroupIsLoweredAndThePipelinesIsNot() throws Exception {
+        Path own = Path.of("/proc/self/autogroup");
+        assumeTrue(Files.exists(own), "a kernel with scheduler autogroups");
+        String pipelineBefore = Files.readString(own);
+        LoadPriority priority = new LoadPriority(13, true);
+        try (Connection c = pg.connect()) {
+            long backend = priority.backendPid(c);
+            // PostgreSQL gives each server process a session, and so an autogroup, of its own
+            assertThat(LoadPriority.session(backend)).isEqualTo(backend);
+            assertThat(Files.readString(Path.of("/proc/" + backend + "/autogroup")))
+                    .contains("nice 0");
+
+            nicenessOfAThreadThatApplies(priority, backend);
+
+            assertThat(Files.readString(Path.of("/proc/" + backend + "/autogroup")))
+                    .contains("nice 13");
+            assertThat(Files.readString(own)).isEqualTo(pipelineBefore);
+        }
+    }
+
+    @Test
     void theSourcesProcessesKeepTheirPriorityWhenTheyAreNotThisMachines() throws Exception {
         LoadPriority priority = new LoadPriority(10, false);
         try (Connection c = pg.connect()) {
