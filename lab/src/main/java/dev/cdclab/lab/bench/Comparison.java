@@ -99,7 +99,9 @@ public final class Comparison {
                 m.put(r.arm().key(), a);
             }
             m.put("ratio", ratio());
+            m.put("ratio_bound", bound(arms.get(1), arms.get(0)));
             m.put("ratio_duckdb", ratioDuckDb());
+            m.put("ratio_duckdb_bound", bound(arms.get(2), arms.get(0)));
             return m;
         }
 
@@ -154,8 +156,8 @@ public final class Comparison {
                     Locale.ROOT,
                     "ratio cdc-lab/standard, sustained changes/s: %s into PostgreSQL, %s into"
                             + " DuckDB%n",
-                    ratio == null ? "n/a" : Numbers.fixed2(ratio) + "x",
-                    ratioDuck == null ? "n/a" : Numbers.fixed2(ratioDuck) + "x");
+                    ratioText(ratio, bound(arms.get(1), arms.get(0))),
+                    ratioText(ratioDuck, bound(arms.get(2), arms.get(0))));
             if (arms.stream()
                     .anyMatch(
                             r ->
@@ -193,6 +195,33 @@ public final class Comparison {
                             + String.join(" / ", ended)
                             + "; the rest: "
                             + String.join(" / ", without));
+        }
+
+        private static String ratioText(Double ratio, String bound) {
+            if (ratio == null) {
+                return "n/a";
+            }
+            return switch (bound) {
+                case "at_least" -> ">= " + Numbers.fixed2(ratio) + "x";
+                case "at_most" -> "<= " + Numbers.fixed2(ratio) + "x";
+                case "undetermined" -> "not measured (both source-limited)";
+                default -> Numbers.fixed2(ratio) + "x";
+            };
+        }
+
+        /**
+         * What a ratio of two highest sustained rates says: a ladder that ended source-limited
+         * gives only a lower bound of its pipeline's, so the ratio is exact, a lower bound ({@code
+         * at_least}), an upper bound ({@code at_most}), or {@code undetermined} when both ladders
+         * ended so; null without a ratio.
+         */
+        private static String bound(ArmResult ours, ArmResult baseline) {
+            if (ratio(ours, baseline) == null) {
+                return null;
+            }
+            boolean o = ours.ladder().best().get().sourceLimited();
+            boolean b = baseline.ladder().best().get().sourceLimited();
+            return o && b ? "undetermined" : o ? "at_least" : b ? "at_most" : "exact";
         }
 
         private static String perMillion(double seconds) {

@@ -119,7 +119,43 @@ class ComparisonTest {
         r.print(100, new PrintStream(bytes, true, StandardCharsets.UTF_8));
         assertThat(bytes.toString(StandardCharsets.UTF_8))
                 .contains(">= 4,550")
+                .contains(">= 1.57x into PostgreSQL, 1.00x into DuckDB")
                 .contains("the source, sharing the machine, fell short");
+        assertThat(r.asMap())
+                .containsEntry("ratio_bound", "at_least")
+                .containsEntry("ratio_duckdb_bound", "exact");
+    }
+
+    @Test
+    void aRatioAgainstASourceLimitedStandardPipelineIsABoundOrNothing() {
+        RateLadder.Step sourceShort = step(1_600, 1_240, 4_490, true);
+        RateLadder.Step pipelineLimit = step(800, 800, 2_900, true);
+        Comparison.Result r =
+                new Comparison.Result(
+                        List.of(
+                                ladder("baseline", sourceShort),
+                                ladder("ours", step(1_200, 1_125, 4_085, true)),
+                                ladder("ours_duckdb", pipelineLimit)));
+
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        r.print(100, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        assertThat(bytes.toString(StandardCharsets.UTF_8))
+                .contains(
+                        "not measured (both source-limited) into PostgreSQL, <= 0.65x into"
+                                + " DuckDB");
+        assertThat(r.asMap())
+                .containsEntry("ratio_bound", "undetermined")
+                .containsEntry("ratio_duckdb_bound", "at_most");
+    }
+
+    private static Comparison.ArmResult ladder(String key, RateLadder.Step last) {
+        return new Comparison.ArmResult(
+                new Comparison.Arm(key, key, key),
+                new RateLadder.Result(step(100, 350, true), List.of(last)),
+                true,
+                null,
+                5,
+                Map.of());
     }
 
     @Test
