@@ -221,13 +221,7 @@ final class BenchCommand implements Callable<Integer> {
                         Numbers.rate(best.get().txPerSecond()),
                         Numbers.rate(best.get().changesPerSecond()),
                         best.get().latency().getValueAtPercentile(99),
-                        best.get().sourceLimited()
-                                ? " (source-limited: the source reached "
-                                        + Numbers.rate(best.get().txPerSecond())
-                                        + " of "
-                                        + Numbers.rate(best.get().target())
-                                        + " tx/s, and the warehouse kept up)"
-                                : "");
+                        result.lowerBound() ? sourceLimited(result) : "");
             }
             out.println((v.matches() ? "verified: " : "NOT verified: ") + v.summary());
             out.println("pipeline " + PipelineOptions.line(settings()));
@@ -241,7 +235,7 @@ final class BenchCommand implements Callable<Integer> {
                         best.map(s -> Numbers.round3(s.changesPerSecond())).orElse(null));
                 m.put(
                         "highest_sustained_source_limited",
-                        best.map(RateLadder.Step::sourceLimited).orElse(null));
+                        best.isPresent() ? result.lowerBound() : null);
                 m.put("verified", v.matches());
                 m.put("pipeline", settings());
                 m.put("source_settings", p.sourceSettings());
@@ -253,6 +247,16 @@ final class BenchCommand implements Callable<Integer> {
         } finally {
             p.close();
         }
+    }
+
+    /** Why the highest sustained rate is a lower bound: the last step's source fell short. */
+    private static String sourceLimited(RateLadder.Result result) {
+        RateLadder.Step last = result.steps().get(result.steps().size() - 1);
+        return " (source-limited: at the last step the source reached "
+                + Numbers.rate(last.txPerSecond())
+                + " of "
+                + Numbers.rate(last.target())
+                + " tx/s, and the warehouse kept up)";
     }
 
     private int compare(Workload wl, RateLadder.Plan plan, String runId, Path work)

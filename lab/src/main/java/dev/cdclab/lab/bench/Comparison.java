@@ -129,7 +129,7 @@ public final class Comparison {
                                         .best()
                                         .map(
                                                 s ->
-                                                        (s.sourceLimited() ? ">= " : "")
+                                                        (r.ladder().lowerBound() ? ">= " : "")
                                                                 + Numbers.rate(
                                                                         s.changesPerSecond()))
                                         .orElse("none"),
@@ -158,14 +158,7 @@ public final class Comparison {
                             + " DuckDB%n",
                     ratioText(ratio, bound(arms.get(1), arms.get(0))),
                     ratioText(ratioDuck, bound(arms.get(2), arms.get(0))));
-            if (arms.stream()
-                    .anyMatch(
-                            r ->
-                                    r.ladder() != null
-                                            && r.ladder()
-                                                    .best()
-                                                    .map(RateLadder.Step::sourceLimited)
-                                                    .orElse(false))) {
+            if (arms.stream().anyMatch(r -> r.ladder() != null && r.ladder().lowerBound())) {
                 out.println(
                         ">= : the pipeline kept up with all the source issued at its highest step,"
                                 + " and the source, sharing the machine, fell short of the step's"
@@ -219,8 +212,8 @@ public final class Comparison {
             if (ratio(ours, baseline) == null) {
                 return null;
             }
-            boolean o = ours.ladder().best().get().sourceLimited();
-            boolean b = baseline.ladder().best().get().sourceLimited();
+            boolean o = ours.ladder().lowerBound();
+            boolean b = baseline.ladder().lowerBound();
             return o && b ? "undetermined" : o ? "at_least" : b ? "at_most" : "exact";
         }
 

@@ -157,6 +157,15 @@ public final class RateLadder {
             return Optional.ofNullable(best);
         }
 
+        /**
+         * Whether {@link #best()} is only a lower bound of what the pipeline sustains: the ladder
+         * ended at a step whose warehouse kept up and whose source fell short of the rate, so no
+         * step found the pipeline's limit.
+         */
+        public boolean lowerBound() {
+            return !steps.isEmpty() && steps.get(steps.size() - 1).sourceLimited();
+        }
+
         /** True when the last step's backlog drained (the warehouse can be verified). */
         public boolean caughtUp() {
             Step last = steps.isEmpty() ? fixed : steps.get(steps.size() - 1);

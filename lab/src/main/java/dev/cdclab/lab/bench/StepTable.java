@@ -82,9 +82,7 @@ public final class StepTable {
         m.put(
                 "sustained_changes_per_s",
                 r.best().map(b -> Numbers.round3(b.changesPerSecond())).orElse(null));
-        m.put(
-                "sustained_source_limited",
-                r.best().map(RateLadder.Step::sourceLimited).orElse(null));
+        m.put("sustained_source_limited", r.best().isPresent() ? r.lowerBound() : null);
         return m;
     }
 

@@ -101,6 +101,12 @@ class ComparisonTest {
         assertThat(new RateLadder.Result(null, List.of(reached, sourceShort)).best())
                 .contains(sourceShort);
         assertThat(new RateLadder.Result(null, List.of(reached, behind)).best()).contains(reached);
+        assertThat(new RateLadder.Result(null, List.of(reached, behind)).lowerBound()).isFalse();
+        // the warehouse kept up at the last step too: the higher rate it sustained is a bound
+        RateLadder.Result endedShort =
+                new RateLadder.Result(null, List.of(reached, step(1_600, 700, 2_540, true)));
+        assertThat(endedShort.best()).contains(reached);
+        assertThat(endedShort.lowerBound()).isTrue();
 
         Comparison.ArmResult limited =
                 new Comparison.ArmResult(
