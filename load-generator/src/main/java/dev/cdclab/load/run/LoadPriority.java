@@ -141,27 +141,31 @@ public record LoadPriority(int nice, boolean sourceBackends) {
             Thread.currentThread().interrupt();
         }
         for (String id : targets) {
-            lowerAutogroup(Long.parseLong(id));
+            if (!lowerAutogroup(Long.parseLong(id))) {
+                break;
+            }
         }
     }
 
     /**
      * Sets the niceness of the autogroup of {@code pid} when it leads its own session, the only
      * member of its autogroup; the load's threads share the JVM's session with the pipeline, whose
-     * autogroup is left alone.
+     * autogroup is left alone. False when Linux refused it, so that the rest are not tried.
      */
-    private void lowerAutogroup(long pid) {
+    private boolean lowerAutogroup(long pid) {
         Path autogroup = Path.of("/proc/" + pid + "/autogroup");
         if (!Files.exists(autogroup) || session(pid) != pid) {
-            return;
+            return true;
         }
-        // without CAP_SYS_ADMIN Linux takes one autogroup change per 100 ms, machine-wide
         for (int attempt = 1; ; attempt++) {
             try {
                 Files.writeString(autogroup, Integer.toString(nice));
-                return;
+                return true;
             } catch (IOException e) {
-                if (attempt == 30 || Thread.currentThread().isInterrupted()) {
+                // without CAP_SYS_ADMIN Linux takes one autogroup change per 100 ms, machine-wide,
+                // and says EAGAIN to the rest; anything else will not change on a retry
+                boolean busy = String.valueOf(e.getMessage()).contains("temporarily unavailable");
+                if (!busy || attempt == 30 || Thread.currentThread().isInterrupted()) {
                     if (WARNED.compareAndSet(false, true)) {
                         LOG.warn(
                                 "The source's server processes weigh as much as the pipeline: cannot"
@@ -169,7 +173,7 @@ public record LoadPriority(int nice, boolean sourceBackends) {
                                 pid,
                                 e.getMessage());
                     }
-                    return;
+                    return false;
                 }
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(110));
             }
