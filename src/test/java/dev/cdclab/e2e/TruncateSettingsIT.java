@@ -80,7 +80,7 @@ class TruncateSettingsIT {
             TableResult t = lab.verify().tables().get(0);
             assertThat(t.matches()).isFalse();
             assertThat(t.differences().get(0).toString())
-                    .contains("diverged on purpose")
+                    .contains("diverged: TRUNCATE")
                     .contains("sink.truncate=skip");
         }
     }

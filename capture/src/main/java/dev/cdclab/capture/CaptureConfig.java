@@ -344,6 +344,7 @@ public final class CaptureConfig {
                     KAFKA_BOOTSTRAP_SERVERS,
                     PARTITIONS,
                     REPLICATION_FACTOR,
+                    dev.cdclab.config.RowLimit.MAX_ROW_BYTES,
                     HEARTBEAT,
                     SNAPSHOT_MODE,
                     EVENT_FORMAT,

@@ -1,6 +1,7 @@
 package dev.cdclab.capture;
 
 import dev.cdclab.change.ChangeKeyFields;
+import dev.cdclab.config.RowLimit;
 import dev.cdclab.config.RunNames;
 import dev.cdclab.format.JsonText;
 import java.util.LinkedHashMap;
@@ -40,6 +41,13 @@ public final class DebeziumConnectorConfig {
     static final String EMPTY_SCANS_TRANSFORM = "emptyscans";
 
     private static final String VALUE_CONVERTER = "value.converter";
+
+    /** Where a connector config sets its own producer's settings (the worker must allow it). */
+    static final String PRODUCER_OVERRIDE = "producer.override.";
+
+    /** The setting of Connect's JSON converter and of Debezium's flattening that keeps nulls. */
+    private static final String REPLACE_NULL_WITH_DEFAULT = "replace.null.with.default";
+
     private static final String JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter";
 
     private static final Logger LOG = LoggerFactory.getLogger(DebeziumConnectorConfig.class);
@@ -70,6 +78,17 @@ public final class DebeziumConnectorConfig {
                     JSON_CONVERTER);
             config = new LinkedHashMap<>(config);
             config.put(VALUE_CONVERTER, JSON_CONVERTER);
+            problems = rest.validate(name, config);
+        }
+        if (problems.stream().anyMatch(p -> p.startsWith(PRODUCER_OVERRIDE))) {
+            // a worker whose client.config.override.policy refuses them: its own limits hold
+            LOG.warn(
+                    "Kafka Connect at {} does not let a connector set its producer's limits"
+                            + " (connector.client.config.override.policy): rows its producer"
+                            + " cannot send will fail the connector instead of being set aside",
+                    rest.baseUrl());
+            config = new LinkedHashMap<>(config);
+            config.keySet().removeIf(k -> k.startsWith(PRODUCER_OVERRIDE));
             problems = rest.validate(name, config);
         }
         List<String> ours =
@@ -151,6 +170,22 @@ public final class DebeziumConnectorConfig {
         // JsonConverter's bytes, with each table's schema serialized once, not with every event
         m.put(VALUE_CONVERTER, SchemaOnceJsonConverter.class.getName());
         m.put("value.converter.schemas.enable", "true");
+        // a NULL stays NULL: JsonConverter writes a null field's schema default otherwise
+        // (KIP-581), so a NULL written into a column with a DEFAULT would arrive as the default
+        m.put("value.converter." + REPLACE_NULL_WITH_DEFAULT, "false");
+        // a row over the limit is written as a record saying where it was and how large, so
+        // that it stops nothing downstream; the producer takes the largest records that leaves
+        long rowBytes = c.get(RowLimit.MAX_ROW_BYTES);
+        m.put("value.converter." + RowLimit.MAX_ROW_BYTES.key(), Long.toString(rowBytes));
+        m.put(
+                PRODUCER_OVERRIDE + "max.request.size",
+                Long.toString(RowLimit.messageBytes(rowBytes)));
+        m.put(
+                PRODUCER_OVERRIDE + "buffer.memory",
+                Long.toString(RowLimit.producerBufferBytes(rowBytes)));
+        m.put(
+                "topic.creation.default.max.message.bytes",
+                Long.toString(RowLimit.messageBytes(rowBytes)));
         m.put("tombstones.on.delete", "false");
         // context headers on every record cost at every hop and say nothing the topic does not
         m.put("extended.headers.enabled", "false");
@@ -173,6 +208,8 @@ public final class DebeziumConnectorConfig {
         if (c.get(CaptureConfig.EVENT_FORMAT) == CaptureConfig.EventFormat.FLAT) {
             m.put("transforms", EMPTY_SCANS_TRANSFORM + ",unwrap," + KEYLESS_TRANSFORM + ",route");
             m.put("transforms.unwrap.type", "io.debezium.transforms.ExtractNewRecordState");
+            // its field copies read a null as the schema's default unless told not to (DBZ-7094)
+            m.put("transforms.unwrap." + REPLACE_NULL_WITH_DEFAULT, "false");
             m.put(
                     "transforms.unwrap.add.fields",
                     "op,ts_ms,source.ts_ms,schema,table,snapshot," + positionFields);

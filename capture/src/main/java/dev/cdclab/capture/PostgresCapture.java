@@ -123,6 +123,7 @@ public final class PostgresCapture implements CaptureSource {
         // would give every row twice, under their names; the name map serves the DDL log only
         List<String> excluded = new ArrayList<>(partitions);
         excluded.add(TABLE_NAMES);
+        excluded.add(COLUMN_NAMES);
         m.put(
                 "table.exclude.list",
                 excluded.stream()
@@ -417,11 +418,29 @@ public final class PostgresCapture implements CaptureSource {
                 "CREATE TABLE IF NOT EXISTS "
                         + DDL_TABLE
                         + " (id BIGSERIAL PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL,"
-                        + " new_name TEXT, at TIMESTAMPTZ NOT NULL DEFAULT now())");
+                        + " new_name TEXT, at TIMESTAMPTZ NOT NULL DEFAULT now(), old_column TEXT,"
+                        + " new_column TEXT)");
+        // a log made before column renames were followed
+        s.execute("ALTER TABLE " + DDL_TABLE + " ADD COLUMN IF NOT EXISTS old_column TEXT");
+        s.execute("ALTER TABLE " + DDL_TABLE + " ADD COLUMN IF NOT EXISTS new_column TEXT");
         s.execute(
                 "CREATE TABLE IF NOT EXISTS "
                         + TABLE_NAMES
                         + " (relid OID PRIMARY KEY, name TEXT NOT NULL)");
+        s.execute(
+                "CREATE TABLE IF NOT EXISTS "
+                        + COLUMN_NAMES
+                        + " (relid OID, attnum SMALLINT, name TEXT NOT NULL, PRIMARY KEY (relid,"
+                        + " attnum))");
+        s.execute(
+                "INSERT INTO "
+                        + COLUMN_NAMES
+                        + " SELECT a.attrelid, a.attnum, a.attname FROM pg_attribute a JOIN pg_class"
+                        + " c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace"
+                        + " WHERE c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped"
+                        + " AND n.nspname IN ("
+                        + schemas
+                        + ") ON CONFLICT (relid, attnum) DO UPDATE SET name = EXCLUDED.name");
         s.execute(
                 "INSERT INTO "
                         + TABLE_NAMES
@@ -440,8 +459,10 @@ public final class PostgresCapture implements CaptureSource {
         s.execute(
                 "CREATE OR REPLACE FUNCTION "
                         + lab
-                        + ".capture_ddl() RETURNS event_trigger LANGUAGE plpgsql AS $$ DECLARE r"
-                        + " record; old text; nm text; BEGIN FOR r IN SELECT d.objid, c.relname,"
+                        + ".capture_ddl() RETURNS event_trigger LANGUAGE plpgsql"
+                        + DEFINER
+                        + " AS $$ DECLARE r"
+                        + " record; col record; old text; nm text; BEGIN FOR r IN SELECT d.objid, c.relname,"
                         + " c.relreplident, n.nspname FROM pg_event_trigger_ddl_commands() d JOIN"
                         + " pg_class c ON c.oid = d.objid JOIN pg_namespace n ON n.oid ="
                         + " c.relnamespace WHERE d.classid = 'pg_class'::regclass AND c.relkind IN"
@@ -457,11 +478,30 @@ public final class PostgresCapture implements CaptureSource {
                         + DDL_TABLE
                         + " (kind, name, new_name) VALUES ('rename', old, nm); UPDATE "
                         + TABLE_NAMES
-                        + " SET name = nm WHERE relid = r.objid; END IF; END LOOP; END $$");
+                        + " SET name = nm WHERE relid = r.objid; END IF;"
+                        // a column keeps its number when renamed: a new name at a known number
+                        // is a rename, logged at this point of the transaction
+                        + " FOR col IN SELECT a.attname AS now, k.name AS was FROM pg_attribute a"
+                        + " JOIN "
+                        + COLUMN_NAMES
+                        + " k ON k.relid = a.attrelid AND k.attnum = a.attnum WHERE a.attrelid ="
+                        + " r.objid AND a.attnum > 0 AND NOT a.attisdropped AND a.attname <> k.name"
+                        + " ORDER BY a.attnum LOOP INSERT INTO "
+                        + DDL_TABLE
+                        + " (kind, name, new_name, old_column, new_column) VALUES"
+                        + " ('rename_column', nm, nm, col.was, col.now); END LOOP; DELETE FROM "
+                        + COLUMN_NAMES
+                        + " WHERE relid = r.objid; INSERT INTO "
+                        + COLUMN_NAMES
+                        + " SELECT a.attrelid, a.attnum, a.attname FROM pg_attribute a WHERE"
+                        + " a.attrelid = r.objid AND a.attnum > 0 AND NOT a.attisdropped; END LOOP;"
+                        + " END $$");
         s.execute(
                 "CREATE OR REPLACE FUNCTION "
                         + lab
-                        + ".capture_drop() RETURNS event_trigger LANGUAGE plpgsql AS $$ DECLARE r"
+                        + ".capture_drop() RETURNS event_trigger LANGUAGE plpgsql"
+                        + DEFINER
+                        + " AS $$ DECLARE r"
                         + " record; BEGIN FOR r IN SELECT o.objid, o.schema_name, o.object_name"
                         + " FROM pg_event_trigger_dropped_objects() o WHERE o.classid ="
                         + " 'pg_class'::regclass AND o.object_type = 'table' AND NOT"
@@ -472,6 +512,8 @@ public final class PostgresCapture implements CaptureSource {
                         + " (kind, name) VALUES ('drop', r.schema_name || '.' || r.object_name);"
                         + " DELETE FROM "
                         + TABLE_NAMES
+                        + " WHERE relid = r.objid; DELETE FROM "
+                        + COLUMN_NAMES
                         + " WHERE relid = r.objid; END LOOP; END $$");
         s.execute("DROP EVENT TRIGGER IF EXISTS " + DDL_TRIGGER);
         s.execute("DROP EVENT TRIGGER IF EXISTS " + DROP_TRIGGER);
@@ -706,7 +748,17 @@ public final class PostgresCapture implements CaptureSource {
     /** Table oids to names, for telling a rename's old name; not captured. */
     static final String TABLE_NAMES = CaptureConfig.LAB_SCHEMA + ".table_names";
 
+    /** Each table's column numbers to names, for telling a column rename; not captured. */
+    static final String COLUMN_NAMES = CaptureConfig.LAB_SCHEMA + ".column_names";
+
     private static final String DDL_TRIGGER = "cdc_lab_capture_ddl";
+
+    /**
+     * The event triggers' functions run as the superuser that installed them: an application's role
+     * that may alter its tables need not write cdc-lab's log for its DDL to succeed.
+     */
+    private static final String DEFINER = " SECURITY DEFINER SET search_path = pg_catalog, pg_temp";
+
     private static final String DROP_TRIGGER = "cdc_lab_capture_drop";
     private boolean ddlTriggers;
 
@@ -762,7 +814,20 @@ public final class PostgresCapture implements CaptureSource {
                         + quote(publication)
                         + " "
                         + tables
-                        + " WITH (publish_via_partition_root = true)");
+                        + " WITH (publish_via_partition_root = true"
+                        + (publishesGeneratedColumns(c)
+                                ? ", publish_generated_columns = stored"
+                                : "")
+                        + ")");
+    }
+
+    /**
+     * Whether the source's logical decoding can carry stored generated columns: PostgreSQL 18 and
+     * later, through the publication's {@code publish_generated_columns}. Before 18 the stream
+     * leaves them out, and {@code verify} names them.
+     */
+    static boolean publishesGeneratedColumns(Connection c) throws SQLException {
+        return c.getMetaData().getDatabaseMajorVersion() >= 18;
     }
 
     /** Partitions of partitioned tables in the captured schemas, as {@code schema.table}. */

@@ -2,14 +2,18 @@ package dev.cdclab.capture;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cdclab.config.RowLimit;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.utils.AppInfoParser;
+import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaAndValue;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.json.JsonConverter;
 import org.apache.kafka.connect.json.JsonConverterConfig;
@@ -46,9 +50,18 @@ public final class SchemaOnceJsonConverter implements Converter {
     /** Schema bytes by schema equality, for an equal schema in a new object. */
     private final Map<Schema, byte[]> bySchema = new HashMap<>();
 
+    /** The converter's own setting: the largest payload it writes as it is. */
+    static final String MAX_ROW_BYTES_CONFIG = RowLimit.MAX_ROW_BYTES.key();
+
+    private long maxRowBytes = Long.MAX_VALUE;
+
     @Override
     public void configure(Map<String, ?> configs, boolean isKey) {
         Map<String, Object> own = new HashMap<>(configs);
+        Object limit = own.remove(MAX_ROW_BYTES_CONFIG);
+        if (limit != null) {
+            maxRowBytes = RowLimit.MAX_ROW_BYTES.parse(limit.toString());
+        }
         Object enabled = own.get(JsonConverterConfig.SCHEMAS_ENABLE_CONFIG);
         if (enabled != null && !Boolean.parseBoolean(enabled.toString().trim())) {
             throw new DataException(
@@ -72,6 +85,9 @@ public final class SchemaOnceJsonConverter implements Converter {
         if (payload == null) {
             payload = JSON_NULL;
         }
+        if (payload.length > maxRowBytes && value instanceof Struct row) {
+            return fromConnectData(topic, tooLarge(schema), tooLarge(row, payload.length));
+        }
         byte[] schemaJson = schema == null ? JSON_NULL : schemaBytes(schema);
         byte[] out =
                 new byte
@@ -92,6 +108,53 @@ public final class SchemaOnceJsonConverter implements Converter {
         out[at] = '}';
         return out;
     }
+
+    /** Schemas of the records that stand for rows over the limit, by the row's schema. */
+    private final Map<Schema, Schema> tooLargeSchemas = new IdentityHashMap<>();
+
+    /**
+     * The schema of the record that stands for a row over the limit: the event's fields that say
+     * where the row was (a flat event's added fields, an envelope's source block and operation),
+     * without its images, and the row's size.
+     */
+    private synchronized Schema tooLarge(Schema schema) {
+        Schema small = tooLargeSchemas.get(schema);
+        if (small == null) {
+            boolean envelope = schema.field("after") != null && schema.field("source") != null;
+            SchemaBuilder b = SchemaBuilder.struct().name(schema.name()).optional();
+            // an envelope keeps its images' schema (the reader takes the columns from it) with
+            // no values; a flat row keeps its added fields only (its columns may be required)
+            for (Field f : schema.fields()) {
+                if (envelope || f.name().startsWith(FLAT_PREFIX)) {
+                    b.field(f.name(), f.schema());
+                }
+            }
+            b.field(TOO_LARGE_FIELD, Schema.INT64_SCHEMA);
+            small = b.build();
+            if (tooLargeSchemas.size() >= MAX_KEPT_SCHEMAS) {
+                tooLargeSchemas.clear();
+            }
+            tooLargeSchemas.put(schema, small);
+        }
+        return small;
+    }
+
+    private Struct tooLarge(Struct row, int bytes) {
+        Schema small = tooLarge(row.schema());
+        Struct s = new Struct(small);
+        for (Field f : small.fields()) {
+            boolean image = f.name().equals("before") || f.name().equals("after");
+            if (!f.name().equals(TOO_LARGE_FIELD) && !image) {
+                s.put(f.name(), row.getWithoutDefault(f.name()));
+            }
+        }
+        return s.put(TOO_LARGE_FIELD, (long) bytes);
+    }
+
+    private static final String TOO_LARGE_FIELD = RowLimit.TOO_LARGE_FIELD;
+
+    /** Prefix of the fields {@code ExtractNewRecordState} adds to a flat row. */
+    private static final String FLAT_PREFIX = "__";
 
     private synchronized byte[] schemaBytes(Schema schema) {
         byte[] bytes = bySchemaObject.get(schema);

@@ -72,6 +72,31 @@ class KeepEnvelopeTest {
                 .isFalse();
     }
 
+    /**
+     * A change without a key carries which of the changes at its log position it is, as Debezium
+     * counts them in its offsets: sent again after a restart, it carries the same count.
+     */
+    @Test
+    void aChangeWithoutAKeyCarriesItsPlaceAmongTheChangesAtItsPosition() {
+        KeylessEventKey<SourceRecord> t = new KeylessEventKey<>();
+        SourceRecord third =
+                new SourceRecord(
+                        Map.of("server", "cdclab"),
+                        Map.of("lsn", 5000L, "lsn_events_processed", 3L),
+                        "cdclab.public.t",
+                        null,
+                        null,
+                        null,
+                        ENVELOPE,
+                        envelope("c"));
+        SourceRecord out = t.apply(third);
+        assertThat(out.headers().lastWithName(dev.cdclab.change.ChangeKeyFields.LSN_EVENT_HEADER))
+                .isNotNull()
+                .satisfies(h -> assertThat(h.value()).isEqualTo(3L));
+        SourceRecord keyedOne = keyed(new Struct(KEY).put("id", 1), envelope("c"));
+        assertThat(t.apply(keyedOne).headers().isEmpty()).isTrue();
+    }
+
     @Test
     void eventsWithoutAKeyGetOneNamingTheirTable() {
         KeylessEventKey<SourceRecord> t = new KeylessEventKey<>();

@@ -104,6 +104,31 @@ class SchemaOnceJsonConverterTest {
         assertThat(converter.fromConnectData("t", null, null)).isNull();
     }
 
+    /**
+     * A row whose payload is over {@code max.row.bytes} is written as a small record in its place:
+     * where it was (the added fields), its size, and none of its values.
+     */
+    @Test
+    void aRowOverTheLimitIsWrittenAsItsPlaceAndSize() throws Exception {
+        SchemaOnceJsonConverter converter = ours(Map.of("max.row.bytes", "1KiB"));
+        Struct small = row(1);
+        byte[] normal = converter.fromConnectData("t", ROW, small);
+        assertThat(text(normal)).contains("\"name\":");
+
+        Struct large = row(2).put("name", "x".repeat(5000));
+        byte[] out = converter.fromConnectData("t", ROW, large);
+        assertThat(out.length).isLessThan(1024);
+        com.fasterxml.jackson.databind.JsonNode payload =
+                new com.fasterxml.jackson.databind.ObjectMapper().readTree(out).get("payload");
+        assertThat(payload.has("name")).isFalse();
+        assertThat(payload.get("__op").asText()).isEqualTo("u");
+        assertThat(payload.get("__lsn").asLong()).isEqualTo(123_456L * 2);
+        assertThat(payload.get(dev.cdclab.config.RowLimit.TOO_LARGE_FIELD).asLong())
+                .isGreaterThan(5000);
+        // Connect reads it back as any record
+        assertThat(converter.toConnectData("t", out).value()).isInstanceOf(Struct.class);
+    }
+
     @Test
     void anEqualSchemaInANewObjectGetsTheSameBytes() {
         SchemaOnceJsonConverter converter = ours(Map.of());

@@ -14,5 +14,13 @@ public final class ChangeKeyFields {
      */
     public static final String KEYLESS_TABLE = "__cdclab_table";
 
+    /**
+     * The header capture adds to those events: which of the changes that share their log position
+     * (the rows of one {@code COPY} page) this one is, counting from 1, as Debezium counts them
+     * ({@code lsn_events_processed} in its offsets). Debezium sends them again with the same count
+     * after a restart, so a change of a table without a key keeps its identity when sent twice.
+     */
+    public static final String LSN_EVENT_HEADER = "cdclab.lsn-event";
+
     private ChangeKeyFields() {}
 }

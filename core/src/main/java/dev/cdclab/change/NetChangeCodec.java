@@ -91,6 +91,10 @@ public final class NetChangeCodec {
                 if (e.newName() != null) {
                     g.writeStringField("new_name", e.newName());
                 }
+                if (e.column() != null) {
+                    g.writeStringField("column", e.column());
+                    g.writeStringField("new_column", e.newColumn());
+                }
                 g.writeEndObject();
                 g.writeEndObject();
             } else if (record instanceof IntervalMarker m) {
@@ -293,7 +297,9 @@ public final class NetChangeCodec {
                                 required(e, "commit_ms").asLong(),
                                 required(interval, "start_ms").asLong(),
                                 required(interval, "end_ms").asLong(),
-                                e.hasNonNull("new_name") ? e.get("new_name").asText() : null);
+                                e.hasNonNull("new_name") ? e.get("new_name").asText() : null,
+                                e.hasNonNull("column") ? e.get("column").asText() : null,
+                                e.hasNonNull("new_column") ? e.get("new_column").asText() : null);
                     }
                     case "after" -> f.after = image(p, t, value, "after");
                     case "before" -> f.before = image(p, t, value, "before");

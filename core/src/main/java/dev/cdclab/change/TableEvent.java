@@ -14,6 +14,10 @@ import java.util.Locale;
  * @param intervalStartMs start of the interval (inclusive), source commit time
  * @param intervalEndMs end of the interval (exclusive), source commit time
  * @param newName the table's name after a {@link Kind#RENAME}, {@code schema.table}; null otherwise
+ * @param column the column a {@link Kind#RENAME_COLUMN} renames; for {@link Kind#ROW_TOO_LARGE},
+ *     the key of the row left out; null otherwise
+ * @param newColumn that column's name after it; for {@link Kind#ROW_TOO_LARGE}, the row's size in
+ *     bytes; null otherwise
  */
 public record TableEvent(
         Kind kind,
@@ -23,8 +27,33 @@ public record TableEvent(
         long commitMs,
         long intervalStartMs,
         long intervalEndMs,
-        String newName)
+        String newName,
+        String column,
+        String newColumn)
         implements IntervalRecord {
+
+    /** An event that renames no column. */
+    public TableEvent(
+            Kind kind,
+            String table,
+            String position,
+            String transaction,
+            long commitMs,
+            long intervalStartMs,
+            long intervalEndMs,
+            String newName) {
+        this(
+                kind,
+                table,
+                position,
+                transaction,
+                commitMs,
+                intervalStartMs,
+                intervalEndMs,
+                newName,
+                null,
+                null);
+    }
 
     /** An event that renames nothing. */
     public TableEvent(
@@ -58,11 +87,24 @@ public record TableEvent(
          * {@code DROP TABLE}: the table as it was is kept aside, marked; a table created later
          * under the same name starts empty.
          */
-        DROP;
+        DROP,
+        /**
+         * {@code ALTER TABLE ... RENAME COLUMN}: the changes before the position name the column
+         * {@link TableEvent#column()}, those after it {@link TableEvent#newColumn()}.
+         */
+        RENAME_COLUMN,
+        /**
+         * A change of one row over the pipeline's {@code max.row.bytes}: it was left out (and
+         * dead-lettered), so the table no longer equals the source.
+         */
+        ROW_TOO_LARGE;
 
-        /** True for an event that changes what a table name refers to. */
+        /**
+         * True for an event the changes around it must be applied on either side of: it changes
+         * what a table name, or a column name, refers to.
+         */
         public boolean structural() {
-            return this == RENAME || this == DROP;
+            return this == RENAME || this == DROP || this == RENAME_COLUMN;
         }
 
         /** The name in the record format. */

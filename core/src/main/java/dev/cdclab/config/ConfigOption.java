@@ -127,6 +127,11 @@ public final class ConfigOption<T> {
         return new Builder<Long>(key, "long", Long::valueOf, String::valueOf);
     }
 
+    /** A number of bytes, written with or without a unit ({@link Sizes}). */
+    public static Builder<Long> sizeOption(String key) {
+        return new Builder<Long>(key, "size", Sizes::parse, Sizes::format);
+    }
+
     public static Builder<Double> doubleOption(String key) {
         return new Builder<Double>(key, "double", Double::valueOf, String::valueOf);
     }

@@ -5,6 +5,7 @@ import dev.cdclab.capture.CaptureSource;
 import dev.cdclab.capture.ConnectRestClient;
 import dev.cdclab.capture.DebeziumConnectorConfig;
 import dev.cdclab.change.NetChangeMode;
+import dev.cdclab.config.RowLimit;
 import dev.cdclab.config.RunNames;
 import dev.cdclab.orchestration.infra.InfraSpec;
 import dev.cdclab.orchestration.infra.Infrastructure;
@@ -559,6 +560,7 @@ public final class Pipeline implements AutoCloseable {
         private Duration interval = Duration.ZERO;
         private Duration grace = Duration.ofMillis(100);
         private Duration heartbeat = CaptureConfig.HEARTBEAT.defaultValue();
+        private long maxRowBytes = RowLimit.MAX_ROW_BYTES.defaultValue();
         private NetChangeMode mode = NetChangeMode.ALL;
         private NetChangeConfig.Guarantee guarantee = NetChangeConfig.Guarantee.AT_LEAST_ONCE;
         private boolean durable = true;
@@ -629,6 +631,12 @@ public final class Pipeline implements AutoCloseable {
 
         public Builder mode(NetChangeMode m) {
             this.mode = m;
+            return this;
+        }
+
+        /** The largest row every stage carries ({@link RowLimit#MAX_ROW_BYTES}). */
+        public Builder maxRowBytes(long bytes) {
+            this.maxRowBytes = RowLimit.MAX_ROW_BYTES.validate(bytes);
             return this;
         }
 
@@ -758,6 +766,7 @@ public final class Pipeline implements AutoCloseable {
                     interval,
                     grace,
                     heartbeat,
+                    maxRowBytes,
                     mode,
                     guarantee,
                     durable,

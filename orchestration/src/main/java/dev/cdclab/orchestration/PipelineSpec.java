@@ -27,6 +27,7 @@ import java.util.Set;
  * @param interval the net-change window; zero for one per source transaction
  * @param grace how late a change may arrive for a fixed interval
  * @param heartbeat how often capture writes a heartbeat
+ * @param maxRowBytes the largest row every stage carries
  * @param mode which net changes are computed
  * @param guarantee the Streams processing guarantee
  * @param durable whether a source the pipeline starts runs with fsync and synchronous commit
@@ -51,6 +52,7 @@ public record PipelineSpec(
         Duration interval,
         Duration grace,
         Duration heartbeat,
+        long maxRowBytes,
         NetChangeMode mode,
         NetChangeConfig.Guarantee guarantee,
         boolean durable,

@@ -1,6 +1,7 @@
 package dev.cdclab.orchestration;
 
 import dev.cdclab.capture.CaptureConfig;
+import dev.cdclab.config.RowLimit;
 import dev.cdclab.config.RunNames;
 import dev.cdclab.config.SourceKind;
 import dev.cdclab.orchestration.infra.InfraKind;
@@ -45,6 +46,7 @@ public final class StageConfigs {
                         .set(CaptureConfig.PUBLICATION, names.publication())
                         .set(CaptureConfig.PARTITIONS, spec.partitions())
                         .set(CaptureConfig.HEARTBEAT, spec.heartbeat())
+                        .set(RowLimit.MAX_ROW_BYTES, spec.maxRowBytes())
                         .set(CaptureConfig.KAFKA_BOOTSTRAP_SERVERS, bootstrapServers);
         if (kind == InfraKind.EMBEDDED && source.kind() == SourceKind.POSTGRES) {
             // the embedded source is ours: capture runs there as a least-privilege role
@@ -72,6 +74,7 @@ public final class StageConfigs {
                         .set(NetChangeConfig.MODE, spec.mode())
                         .set(NetChangeConfig.PARTITIONS, spec.partitions())
                         .set(NetChangeConfig.GUARANTEE, spec.guarantee())
+                        .set(RowLimit.MAX_ROW_BYTES, spec.maxRowBytes())
                         .set(
                                 NetChangeConfig.STATE_DIR,
                                 spec.workDir().toAbsolutePath().resolve("streams").toString())
@@ -98,6 +101,7 @@ public final class StageConfigs {
                         .set(SinkConfig.BOOTSTRAP_SERVERS, bootstrapServers)
                         .set(SinkConfig.GROUP_ID, names.sinkGroupId())
                         .set(SinkConfig.TOPIC, names.netChangeTopic())
+                        .set(RowLimit.MAX_ROW_BYTES, spec.maxRowBytes())
                         .set(SinkConfig.WAREHOUSE_URL, spec.resolvedWarehouseUrl())
                         .setAll(warehouse)
                         .setAll(spec.sink())

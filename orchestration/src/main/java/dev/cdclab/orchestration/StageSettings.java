@@ -4,6 +4,7 @@ import dev.cdclab.capture.CaptureConfig;
 import dev.cdclab.config.ConfigException;
 import dev.cdclab.config.ConfigOption;
 import dev.cdclab.config.Configuration;
+import dev.cdclab.config.RowLimit;
 import dev.cdclab.orchestration.infra.InfraConfig;
 import dev.cdclab.sink.SinkConfig;
 import dev.cdclab.streams.NetChangeConfig;
@@ -127,7 +128,17 @@ public final class StageSettings {
      * infrastructure's settings are the caller's to turn into an {@code InfraSpec}.
      */
     public Pipeline.Builder applyTo(Pipeline.Builder b) {
-        capture().forEach(b::capture);
+        // the row limit sizes every stage's Kafka limits alike, whichever stage it is given to
+        String rowLimit = RowLimit.MAX_ROW_BYTES.key();
+        capture()
+                .forEach(
+                        (k, v) -> {
+                            if (k.equals(rowLimit)) {
+                                b.maxRowBytes(RowLimit.MAX_ROW_BYTES.parse(v));
+                            } else {
+                                b.capture(k, v);
+                            }
+                        });
         streams()
                 .forEach(
                         (k, v) -> {
@@ -139,10 +150,19 @@ public final class StageSettings {
                                         b.partitions(NetChangeConfig.PARTITIONS.parse(v));
                                 case "processing.guarantee" ->
                                         b.guarantee(NetChangeConfig.GUARANTEE.parse(v));
+                                case "max.row.bytes" ->
+                                        b.maxRowBytes(RowLimit.MAX_ROW_BYTES.parse(v));
                                 default -> b.streams(k, v);
                             }
                         });
-        sink().forEach(b::sink);
+        sink().forEach(
+                        (k, v) -> {
+                            if (k.equals(rowLimit)) {
+                                b.maxRowBytes(RowLimit.MAX_ROW_BYTES.parse(v));
+                            } else {
+                                b.sink(k, v);
+                            }
+                        });
         return b;
     }
 

@@ -1,5 +1,6 @@
 package dev.cdclab.streams;
 
+import dev.cdclab.config.RowLimit;
 import dev.cdclab.instance.InstanceSlot;
 import dev.cdclab.streams.topology.NetChangeStats;
 import dev.cdclab.streams.topology.NetChangeTopology;
@@ -24,6 +25,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.streams.CloseOptions;
@@ -156,13 +158,24 @@ public final class NetChangeApp implements AutoCloseable {
         Optional<Short> replication = rf < 0 ? Optional.empty() : Optional.of(rf);
         List<NewTopic> wanted = new ArrayList<>();
         if (create) {
-            wanted.add(new NewTopic(config.changeTopic(), Optional.of(partitions), replication));
+            // each topic takes the largest record a row under max.row.bytes makes
+            Map<String, String> limits =
+                    Map.of(
+                            TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
+                            Long.toString(
+                                    RowLimit.messageBytes(config.get(RowLimit.MAX_ROW_BYTES))));
+            wanted.add(
+                    new NewTopic(config.changeTopic(), Optional.of(partitions), replication)
+                            .configs(limits));
             wanted.add(
                     new NewTopic(
-                            config.get(NetChangeConfig.NET_CHANGES_TOPIC),
-                            Optional.of(partitions),
-                            replication));
-            wanted.add(new NewTopic(config.deadLetterTopic(), Optional.of(1), replication));
+                                    config.get(NetChangeConfig.NET_CHANGES_TOPIC),
+                                    Optional.of(partitions),
+                                    replication)
+                            .configs(limits));
+            wanted.add(
+                    new NewTopic(config.deadLetterTopic(), Optional.of(1), replication)
+                            .configs(limits));
         }
         try (Admin admin = Admin.create(adminProps)) {
             var created = admin.createTopics(wanted).values();

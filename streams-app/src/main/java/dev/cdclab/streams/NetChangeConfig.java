@@ -255,6 +255,7 @@ public final class NetChangeConfig {
                     MODE,
                     PARTITIONS,
                     REPLICATION_FACTOR,
+                    dev.cdclab.config.RowLimit.MAX_ROW_BYTES,
                     GUARANTEE,
                     COMMIT_INTERVAL,
                     SESSION_TIMEOUT,

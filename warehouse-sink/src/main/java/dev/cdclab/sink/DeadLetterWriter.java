@@ -2,6 +2,7 @@ package dev.cdclab.sink;
 
 import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetChangeCodec;
+import dev.cdclab.config.RowLimit;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -17,6 +18,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -46,7 +48,12 @@ final class DeadLetterWriter implements AutoCloseable {
                                 p.put(k, v);
                             }
                         });
-        createTopicIfMissing(p);
+        long messageBytes = RowLimit.messageBytes(config.get(RowLimit.MAX_ROW_BYTES));
+        createTopicIfMissing(p, messageBytes);
+        p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, (int) messageBytes);
+        p.put(
+                ProducerConfig.BUFFER_MEMORY_CONFIG,
+                RowLimit.producerBufferBytes(config.get(RowLimit.MAX_ROW_BYTES)));
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
@@ -54,9 +61,15 @@ final class DeadLetterWriter implements AutoCloseable {
         this.producer = new KafkaProducer<>(p);
     }
 
-    private void createTopicIfMissing(Properties p) {
+    private void createTopicIfMissing(Properties p, long messageBytes) {
         try (Admin admin = Admin.create(p)) {
-            admin.createTopics(List.of(new NewTopic(topic, Optional.of(1), Optional.empty())))
+            admin.createTopics(
+                            List.of(
+                                    new NewTopic(topic, Optional.of(1), Optional.empty())
+                                            .configs(
+                                                    java.util.Map.of(
+                                                            TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
+                                                            Long.toString(messageBytes)))))
                     .all()
                     .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {

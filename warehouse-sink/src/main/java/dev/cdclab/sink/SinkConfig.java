@@ -175,6 +175,7 @@ public final class SinkConfig {
     public static final List<ConfigOption<?>> OPTIONS =
             List.of(
                     BOOTSTRAP_SERVERS,
+                    dev.cdclab.config.RowLimit.MAX_ROW_BYTES,
                     GROUP_ID,
                     GROUP_INSTANCE_ID,
                     SESSION_TIMEOUT,

@@ -8,6 +8,7 @@ import dev.cdclab.change.NetChangeCodec;
 import dev.cdclab.change.NetChangeRecord;
 import dev.cdclab.change.TableEvent;
 import dev.cdclab.config.OneLineError;
+import dev.cdclab.config.RowLimit;
 import dev.cdclab.instance.GroupMembership;
 import dev.cdclab.sink.gate.IntervalGate;
 import dev.cdclab.sink.latency.LatencyRecorder;
@@ -234,7 +235,12 @@ public final class WarehouseSink implements AutoCloseable {
         p.put(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, 65536);
         p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 10);
         // a sink that is behind takes what waits in few fetches
-        p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 * 1024 * 1024);
+        p.put(
+                ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG,
+                (int)
+                        Math.max(
+                                8L << 20,
+                                RowLimit.messageBytes(config.get(RowLimit.MAX_ROW_BYTES))));
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(
                 ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,

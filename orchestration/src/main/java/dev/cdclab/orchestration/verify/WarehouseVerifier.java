@@ -105,7 +105,7 @@ public final class WarehouseVerifier {
         return new VerificationResult(results);
     }
 
-    /** Why tables diverged on purpose, as the sink recorded it; empty where it recorded none. */
+    /** Why tables no longer follow the source, as the sink recorded it; empty where it recorded none. */
     private static Map<TableName, String> divergedTables(Connection wh) throws SQLException {
         Map<TableName, String> out = new java.util.HashMap<>();
         if (!warehouseHas(wh, "cdc_lab", "table_state")) {
@@ -155,7 +155,7 @@ public final class WarehouseVerifier {
                         : compareByKey(src, wh, name, cols, keys);
         if (diverged != null) {
             List<Difference> diffs = new ArrayList<>();
-            diffs.add(Difference.table("diverged on purpose: " + diverged));
+            diffs.add(Difference.table("diverged: " + diverged));
             diffs.addAll(result.differences());
             return new TableResult(
                     result.table(),

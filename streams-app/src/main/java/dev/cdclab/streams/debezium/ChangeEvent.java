@@ -36,6 +36,8 @@ import java.util.List;
  * @param kafkaAppendMs Kafka record timestamp
  * @param generatorCommitMicros the load generator's timestamp column, when present
  * @param snapshotRow where a row a snapshot read stands in its snapshot ({@code source.snapshot})
+ * @param tooLargeBytes for a row over the pipeline's {@code max.row.bytes}, its size: capture sent
+ *     this event in its place, without its images; 0 for every other event
  */
 public record ChangeEvent(
         String table,
@@ -54,7 +56,53 @@ public record ChangeEvent(
         long capturedMs,
         long kafkaAppendMs,
         Long generatorCommitMicros,
-        SnapshotRow snapshotRow) {
+        SnapshotRow snapshotRow,
+        long tooLargeBytes) {
+
+    /** An event that carries its row. */
+    public ChangeEvent(
+            String table,
+            ObjectNode key,
+            char op,
+            RowImage after,
+            RowImage before,
+            List<String> unavailable,
+            Schemas.Described schema,
+            String position,
+            String transaction,
+            long transactionNumber,
+            long windowKey,
+            boolean noCommitBefore,
+            long commitMs,
+            long capturedMs,
+            long kafkaAppendMs,
+            Long generatorCommitMicros,
+            SnapshotRow snapshotRow) {
+        this(
+                table,
+                key,
+                op,
+                after,
+                before,
+                unavailable,
+                schema,
+                position,
+                transaction,
+                transactionNumber,
+                windowKey,
+                noCommitBefore,
+                commitMs,
+                capturedMs,
+                kafkaAppendMs,
+                generatorCommitMicros,
+                snapshotRow,
+                0);
+    }
+
+    /** True for the event capture sent in place of a row over {@code max.row.bytes}. */
+    public boolean tooLarge() {
+        return tooLargeBytes > 0;
+    }
 
     /**
      * Where a row stands in a snapshot that reads tables whole, as Debezium marks it in {@code
@@ -132,7 +180,8 @@ public record ChangeEvent(
                 capturedMs,
                 kafkaAppendMs,
                 generatorCommitMicros,
-                snapshotRow);
+                snapshotRow,
+                tooLargeBytes);
     }
 
     /** True for a snapshot read. */

@@ -105,7 +105,14 @@ public final class DebeziumEventReader {
         boolean seenSource;
         boolean nullPayload;
         boolean flat;
+        long tooLargeBytes;
     }
+
+    /**
+     * The field capture's converter writes, with the row's size, in place of the images of a row
+     * over {@code max.row.bytes}.
+     */
+    public static final String TOO_LARGE_FIELD = dev.cdclab.config.RowLimit.TOO_LARGE_FIELD;
 
     /** Prefix {@code ExtractNewRecordState} gives the fields it adds. */
     public static final String FLAT_PREFIX = "__";
@@ -280,7 +287,11 @@ public final class DebeziumEventReader {
             throw new MalformedRecordException("change event has no source block");
         }
         RowImage after = null;
-        if (pl.op != 'd' && pl.op != 't') {
+        if (pl.tooLargeBytes > 0) {
+            // the images stayed behind: only where the row was, and how large
+            pl.afterStart = -1;
+            pl.beforeStart = -1;
+        } else if (pl.op != 'd' && pl.op != 't') {
             if (pl.afterNull) {
                 throw new MalformedRecordException("'" + pl.op + "' event without an after image");
             }
@@ -345,7 +356,8 @@ public final class DebeziumEventReader {
                 pl.op == 'd' ? null : pl.generator,
                 pl.op == 'r'
                         ? ChangeEvent.SnapshotRow.of(pl.snapshot)
-                        : ChangeEvent.SnapshotRow.NONE);
+                        : ChangeEvent.SnapshotRow.NONE,
+                pl.tooLargeBytes);
     }
 
     /**
@@ -425,6 +437,10 @@ public final class DebeziumEventReader {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             JsonToken t = p.nextToken();
+            if (field.equals(TOO_LARGE_FIELD)) {
+                pl.tooLargeBytes = p.getValueAsLong(1);
+                continue;
+            }
             if (field.startsWith(FLAT_PREFIX)) {
                 if (readFlatField(p, t, field.substring(FLAT_PREFIX.length()), pl)) {
                     pl.flat = true;

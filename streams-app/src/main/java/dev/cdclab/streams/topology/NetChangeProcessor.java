@@ -1,6 +1,7 @@
 package dev.cdclab.streams.topology;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.cdclab.change.ChangeKeyFields;
 import dev.cdclab.change.IntervalMarker;
 import dev.cdclab.change.MalformedRecordException;
 import dev.cdclab.change.NetChange;
@@ -466,6 +467,8 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
             tableRead(ev, record);
         } else if (ev.truncate()) {
             truncate(ev, record);
+        } else if (ev.tooLarge()) {
+            tooLarge(ev, record);
         } else if (ev.keyless()) {
             passKeyless(ev, record);
         } else {
@@ -705,10 +708,20 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                     case "rename" -> TableEvent.Kind.RENAME;
                     case "drop" -> TableEvent.Kind.DROP;
                     case "snapshot" -> TableEvent.Kind.SNAPSHOT;
+                    case "rename_column" -> TableEvent.Kind.RENAME_COLUMN;
                     default -> null;
                 };
         boolean needsDetail = k == TableEvent.Kind.RENAME || k == TableEvent.Kind.SNAPSHOT;
         if (k == null || (needsDetail && (newName == null || !newName.isTextual()))) {
+            return;
+        }
+        JsonNode column = ev.after().get("old_column");
+        JsonNode newColumn = ev.after().get("new_column");
+        if (k == TableEvent.Kind.RENAME_COLUMN
+                && (column == null
+                        || !column.isTextual()
+                        || newColumn == null
+                        || !newColumn.isTextual())) {
             return;
         }
         Interval interval = intervalOf(ev);
@@ -721,7 +734,9 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                         ev.commitMs(),
                         interval.startMs(),
                         interval.endMs(),
-                        k == TableEvent.Kind.RENAME ? newName.asText() : null);
+                        k == TableEvent.Kind.RENAME ? newName.asText() : null,
+                        k == TableEvent.Kind.RENAME_COLUMN ? column.asText() : null,
+                        k == TableEvent.Kind.RENAME_COLUMN ? newColumn.asText() : null);
         context.forward(
                 new Record<>(
                         NetChangeCodec.key(event),
@@ -730,9 +745,52 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                 NetChangeTopology.NET_CHANGES_SINK);
         LOG.info(
                 "{} of {} at {}: passed on to the warehouse",
-                k == TableEvent.Kind.RENAME ? "RENAME to " + newName.asText() : k.code(),
+                k == TableEvent.Kind.RENAME
+                        ? "RENAME to " + newName.asText()
+                        : k == TableEvent.Kind.RENAME_COLUMN
+                                ? "RENAME COLUMN " + column.asText() + " to " + newColumn.asText()
+                                : k.code(),
                 name.asText(),
                 event.position());
+    }
+
+    /**
+     * A row over {@code max.row.bytes}, which capture sent without its images: dead-lettered with
+     * its table, key and size, and passed on as a table event of its window, so that the warehouse
+     * marks the table diverged. Everything else goes on.
+     */
+    private void tooLarge(ChangeEvent ev, Record<byte[], byte[]> record) {
+        String key = ev.keyless() ? "(no key)" : ev.key().toString();
+        deadLetter(
+                record,
+                "row of "
+                        + ev.table()
+                        + " key "
+                        + key
+                        + " at "
+                        + ev.position()
+                        + " is "
+                        + ev.tooLargeBytes()
+                        + " bytes, over max.row.bytes: not applied");
+        Interval interval = intervalOf(ev);
+        TableEvent event =
+                new TableEvent(
+                        TableEvent.Kind.ROW_TOO_LARGE,
+                        ev.table(),
+                        ev.position(),
+                        ev.transaction(),
+                        ev.commitMs(),
+                        interval.startMs(),
+                        interval.endMs(),
+                        null,
+                        key,
+                        Long.toString(ev.tooLargeBytes()));
+        context.forward(
+                new Record<>(
+                        NetChangeCodec.key(event),
+                        NetChangeCodec.encode(event),
+                        record.timestamp()),
+                NetChangeTopology.NET_CHANGES_SINK);
     }
 
     /**
@@ -755,9 +813,32 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                     interval,
                     record);
         }
-        long offset = context.recordMetadata().map(RecordMetadata::offset).orElse(0L);
-        String position = SourcePosition.withOffset(ev.position(), offset);
+        long nth = lsnEvent(record);
+        long place =
+                nth > 0 && !ev.snapshot()
+                        ? nth
+                        : context.recordMetadata().map(RecordMetadata::offset).orElse(0L);
+        String position = SourcePosition.withOffset(ev.position(), place);
         emit(NetChangeFolder.keyless(ev, interval, position, System.currentTimeMillis()), record);
+    }
+
+    /**
+     * Which of the changes at its log position a change of a table without a key is, as capture
+     * marks it ({@link ChangeKeyFields#LSN_EVENT_HEADER}); 0 when unmarked. Debezium sends a change
+     * again after a restart with the same count at another offset of the change topic, so the
+     * count, not the offset, tells it from the changes around it: the warehouse applies it once.
+     */
+    private static long lsnEvent(Record<byte[], byte[]> record) {
+        org.apache.kafka.common.header.Header h =
+                record.headers().lastHeader(ChangeKeyFields.LSN_EVENT_HEADER);
+        if (h == null || h.value() == null) {
+            return 0;
+        }
+        try {
+            return Long.parseLong(new String(h.value(), StandardCharsets.UTF_8).trim());
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.cdclab.streams.topology;
 
 import dev.cdclab.change.NetChangeCodec;
 import dev.cdclab.change.NetChangeMode;
+import dev.cdclab.config.RowLimit;
 import dev.cdclab.instance.GroupMembership;
 import dev.cdclab.streams.NetChangeConfig;
 import dev.cdclab.streams.NetChangeConfig.StateStoreType;
@@ -201,6 +202,18 @@ public final class NetChangeTopology {
         p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 5);
         p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "lz4");
         p.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), 262144);
+        // a net change, a changelog record or a dead letter as large as the largest row makes;
+        // the changelogs Streams creates take them too
+        long rowBytes = config.get(RowLimit.MAX_ROW_BYTES);
+        p.put(
+                StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG),
+                (int) RowLimit.messageBytes(rowBytes));
+        p.put(
+                StreamsConfig.producerPrefix(ProducerConfig.BUFFER_MEMORY_CONFIG),
+                RowLimit.producerBufferBytes(rowBytes));
+        p.put(
+                StreamsConfig.topicPrefix(TopicConfig.MAX_MESSAGE_BYTES_CONFIG),
+                (int) RowLimit.messageBytes(rowBytes));
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
         // wait up to 10 ms for 64 KB rather than one request per trickle of records
         p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MIN_BYTES_CONFIG), 65536);

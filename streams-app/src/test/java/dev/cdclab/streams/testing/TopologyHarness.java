@@ -173,6 +173,76 @@ public final class TopologyHarness implements AutoCloseable {
         return l;
     }
 
+    /**
+     * A change of the keyless {@code public.log} at {@code lsn}, the {@code nth} there as capture
+     * counts them ({@link dev.cdclab.change.ChangeKeyFields#LSN_EVENT_HEADER}).
+     */
+    public void keylessNth(
+            char op,
+            Map<String, Object> before,
+            Map<String, Object> after,
+            long txId,
+            long commitMs,
+            long lsn,
+            long nth) {
+        this.lsn = Math.max(this.lsn, lsn);
+        TestRecord<byte[], byte[]> r =
+                new TestRecord<>(
+                        events.keylessKey("public.log"),
+                        events.keyless(op, before, after, lsn, txId, commitMs),
+                        Instant.ofEpochMilli(stamp(commitMs)));
+        r.headers()
+                .add(
+                        dev.cdclab.change.ChangeKeyFields.LSN_EVENT_HEADER,
+                        Long.toString(nth).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        input.pipeInput(r);
+    }
+
+    /**
+     * The record capture writes in place of a change to {@code public.items} over {@code
+     * max.row.bytes}: the change's event without its images, with the row's size.
+     */
+    public long tooLarge(char op, Map<String, Object> after, long txId, long commitMs, long bytes) {
+        long l = lsn + 1;
+        this.lsn = l;
+        int id = (Integer) after.get("id");
+        byte[] full = events.change(op, null, after, l, txId, commitMs);
+        try {
+            com.fasterxml.jackson.databind.ObjectMapper m =
+                    new com.fasterxml.jackson.databind.ObjectMapper();
+            com.fasterxml.jackson.databind.node.ObjectNode event =
+                    (com.fasterxml.jackson.databind.node.ObjectNode) m.readTree(full);
+            com.fasterxml.jackson.databind.node.ObjectNode payload =
+                    (com.fasterxml.jackson.databind.node.ObjectNode) event.get("payload");
+            boolean envelope = payload.has("source");
+            if (envelope) {
+                payload.putNull("before");
+                payload.putNull("after");
+            } else {
+                payload.properties().removeIf(e -> !e.getKey().startsWith("__"));
+            }
+            payload.put(dev.cdclab.config.RowLimit.TOO_LARGE_FIELD, bytes);
+            com.fasterxml.jackson.databind.node.ArrayNode fields =
+                    (com.fasterxml.jackson.databind.node.ArrayNode)
+                            event.get("schema").get("fields");
+            for (java.util.Iterator<com.fasterxml.jackson.databind.JsonNode> it = fields.iterator();
+                    it.hasNext(); ) {
+                String f = it.next().get("field").asText();
+                if (!envelope && !f.startsWith("__")) {
+                    it.remove();
+                }
+            }
+            fields.addObject()
+                    .put("type", "int64")
+                    .put("optional", false)
+                    .put("field", dev.cdclab.config.RowLimit.TOO_LARGE_FIELD);
+            send(events.key(id), m.writeValueAsBytes(event), stamp(commitMs));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return l;
+    }
+
     /** A row of {@code public.items} a snapshot read at {@code lsn}, marked {@code mark}. */
     public void snapshotRead(Map<String, Object> after, long lsn, long commitMs, String mark) {
         // whatever the log delivers after a snapshot was logged after its position

@@ -95,6 +95,70 @@ class TableEventsTopologyTest {
         }
     }
 
+    /**
+     * A row over {@code max.row.bytes} stops nothing: capture's small record in its place is
+     * dead-lettered with its table, key and size, a table event tells the warehouse, and the
+     * changes around it pass on.
+     */
+    @ParameterizedTest(name = "flat={0}")
+    @ValueSource(booleans = {false, true})
+    void aRowOverTheLimitIsDeadLetteredAndItsTableMarked(boolean flat) {
+        try (TopologyHarness h = harness(flat)) {
+            h.change('c', null, row(1, "small", 1), 1, T0 + 100);
+            long at = h.tooLarge('u', row(2, "large", 1), 2, T0 + 200, 20_000_000L);
+            h.change('c', null, row(3, "after", 1), 3, T0 + 300);
+            h.heartbeat(T0 + 1100);
+            assertThat(h.changes())
+                    .extracting(c -> c.key().get("id").asInt())
+                    .containsExactly(1, 3);
+            assertThat(h.tableEvents())
+                    .singleElement()
+                    .satisfies(
+                            e -> {
+                                assertThat(e.kind()).isEqualTo(TableEvent.Kind.ROW_TOO_LARGE);
+                                assertThat(e.table()).isEqualTo("public.items");
+                                assertThat(e.position()).isEqualTo(h.position(2, at));
+                                assertThat(e.column()).isEqualTo("{\"id\":2}");
+                                assertThat(e.newColumn()).isEqualTo("20000000");
+                            });
+            assertThat(h.deadLetters())
+                    .singleElement()
+                    .satisfies(
+                            d ->
+                                    assertThat(TopologyHarness.header(d.headers(), "cdclab.error"))
+                                            .contains("public.items")
+                                            .contains("{\"id\":2}")
+                                            .contains("20000000 bytes"));
+        }
+    }
+
+    /**
+     * After Connect dies, Debezium sends again every change since its last offset flush, at new
+     * offsets of the change topic: a change of a table without a key keeps its position, so the
+     * warehouse applies it once (its keyless bound skips the copy).
+     */
+    @ParameterizedTest(name = "flat={0}")
+    @ValueSource(booleans = {false, true})
+    void aChangeWithoutAKeySentAgainKeepsItsPosition(boolean flat) {
+        try (TopologyHarness h = harness(flat)) {
+            // a COPY page of three rows at one log position, then the last two sent again
+            h.keylessNth('c', null, logRow("a", 1), 1, T0 + 100, 5000L, 1);
+            h.keylessNth('c', null, logRow("a", 1), 1, T0 + 100, 5000L, 2);
+            h.keylessNth('c', null, logRow("b", 2), 1, T0 + 100, 5000L, 3);
+            h.keylessNth('c', null, logRow("a", 1), 1, T0 + 100, 5000L, 2);
+            h.keylessNth('c', null, logRow("b", 2), 1, T0 + 100, 5000L, 3);
+            h.keylessNth('d', logRow("a", 1), null, 2, T0 + 200, 5001L, 1);
+            h.keylessNth('d', logRow("a", 1), null, 2, T0 + 200, 5001L, 1);
+            List<NetChange> out = h.changes();
+            assertThat(out).hasSize(7);
+            List<String> positions = out.stream().map(NetChange::position).toList();
+            assertThat(positions.subList(0, 3)).doesNotHaveDuplicates().isSorted();
+            assertThat(positions.get(3)).isEqualTo(positions.get(1));
+            assertThat(positions.get(4)).isEqualTo(positions.get(2));
+            assertThat(positions.get(6)).isEqualTo(positions.get(5));
+        }
+    }
+
     @ParameterizedTest(name = "flat={0}")
     @ValueSource(booleans = {false, true})
     void aSnapshotOfATableWithoutAKeyStartsWithATableEvent(boolean flat) {

@@ -315,7 +315,11 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
                             + " BIGINT, committed_at_ms BIGINT)");
             s.execute(
                     "CREATE TABLE IF NOT EXISTS cdc_lab.table_state (table_name VARCHAR,"
-                            + " emptied_at VARCHAR, keyless_through VARCHAR, diverged VARCHAR)");
+                            + " emptied_at VARCHAR, keyless_through VARCHAR, diverged VARCHAR,"
+                            + " schema_at VARCHAR, moves VARCHAR)");
+            // warehouses written before schema positions and moves were kept
+            s.execute("ALTER TABLE cdc_lab.table_state ADD COLUMN IF NOT EXISTS schema_at VARCHAR");
+            s.execute("ALTER TABLE cdc_lab.table_state ADD COLUMN IF NOT EXISTS moves VARCHAR");
         }
     }
 
@@ -998,6 +1002,30 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
     public long emptyBefore(Connection c, TableName t, String position) throws SQLException {
         rowEstimates.remove(t.toString());
         return super.emptyBefore(c, t, position);
+    }
+
+    @Override
+    public void renameColumn(Connection c, TableName t, String from, String to)
+            throws SQLException {
+        // DuckDB does not alter an indexed table; the index comes back with the next merge
+        dropKeyIndexes(c, t, null);
+        super.renameColumn(c, t, from, to);
+    }
+
+    /**
+     * DuckDB's driver marks its transaction ended only when {@code COMMIT} or {@code ROLLBACK}
+     * succeeds. When a commit fails (a write conflict), DuckDB has ended the transaction but the
+     * driver believes it open, and would run the next statements each in a transaction of its own.
+     * Beginning one explicitly, then rolling it back, puts both in step again.
+     */
+    @Override
+    public void recover(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("BEGIN TRANSACTION");
+        } catch (SQLException open) {
+            // a transaction is open after all: the rollback below ends it
+        }
+        c.rollback();
     }
 
     @Override

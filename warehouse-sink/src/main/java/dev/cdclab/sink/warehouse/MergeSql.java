@@ -23,6 +23,16 @@ final class MergeSql {
         return "'" + s.replace("'", "''") + "'";
     }
 
+    /**
+     * True where the staged row lists the column as unchanged: a plain search for the name between
+     * separators (a {@code LIKE} pattern would read {@code _} and {@code %} in a name as
+     * wildcards).
+     */
+    static String unchanged(String column) {
+        char sep = WarehouseWriter.UNCHANGED_SEPARATOR;
+        return "strpos(s._unchanged, " + literal(sep + column + sep) + ") > 0";
+    }
+
     /** A cast function: staged text expression to the column's type. */
     interface Caster {
         String cast(String expr, ColumnKind kind, ColumnSpec column);
@@ -62,8 +72,8 @@ final class MergeSql {
                                             String q = quote(c.name());
                                             String v = caster.cast("s." + q, ColumnKind.of(c), c);
                                             return q
-                                                    + " = CASE WHEN s._unchanged LIKE "
-                                                    + literal("%|" + c.name() + "|%")
+                                                    + " = CASE WHEN "
+                                                    + unchanged(c.name())
                                                     + " THEN t."
                                                     + q
                                                     + " ELSE "
@@ -128,8 +138,8 @@ final class MergeSql {
                                 c -> {
                                     String q = quote(c.name());
                                     return q
-                                            + " = CASE WHEN s._unchanged LIKE "
-                                            + literal("%|" + c.name() + "|%")
+                                            + " = CASE WHEN "
+                                            + unchanged(c.name())
                                             + " THEN "
                                             + toText.cast("t." + q, ColumnKind.of(c), c)
                                             + " ELSE s."
@@ -143,7 +153,9 @@ final class MergeSql {
                 + set
                 + " FROM "
                 + qualified(target)
-                + " AS t WHERE s._unchanged <> '|' AND s._op <> 'd' AND "
+                + " AS t WHERE s._unchanged <> "
+                + literal(String.valueOf(WarehouseWriter.UNCHANGED_SEPARATOR))
+                + " AND s._op <> 'd' AND "
                 + keyMatch(columns, caster);
     }
 

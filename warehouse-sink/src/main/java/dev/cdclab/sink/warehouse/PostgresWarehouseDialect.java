@@ -181,7 +181,14 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
             s.execute(
                     "CREATE TABLE IF NOT EXISTS cdc_lab.table_state (table_name TEXT PRIMARY KEY,"
                             + " emptied_at TEXT COLLATE \"C\", keyless_through TEXT COLLATE \"C\","
-                            + " diverged TEXT)");
+                            + " diverged TEXT, schema_at TEXT COLLATE \"C\", moves TEXT)");
+            // warehouses written before schema positions and moves were kept (only then: see
+            // the tombstones above)
+            if (!hasColumn(s, "table_state", "moves")) {
+                s.execute(
+                        "ALTER TABLE cdc_lab.table_state ADD COLUMN IF NOT EXISTS schema_at TEXT"
+                                + " COLLATE \"C\", ADD COLUMN IF NOT EXISTS moves TEXT");
+            }
             StagingArea.createTables(s);
         }
         c.commit();
@@ -203,6 +210,11 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
     @Override
     protected String rowId() {
         return "ctid";
+    }
+
+    @Override
+    protected boolean hasEquality(ColumnKind kind) {
+        return kind != ColumnKind.XML && kind != ColumnKind.POINT;
     }
 
     @Override

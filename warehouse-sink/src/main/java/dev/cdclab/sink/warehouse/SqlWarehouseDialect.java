@@ -35,6 +35,15 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
     /** A staged text expression cast to the column's warehouse type. */
     protected abstract String cast(String expr, ColumnKind kind, ColumnSpec column);
 
+    /**
+     * Whether the warehouse type of {@code kind} has an equality operator; one without
+     * (PostgreSQL's {@code xml} and {@code point}) is compared by its text when a keyless change
+     * looks for its row.
+     */
+    protected boolean hasEquality(ColumnKind kind) {
+        return true;
+    }
+
     /** The pseudo-column that names one physical row ({@code rowid}, {@code ctid}). */
     protected abstract String rowId();
 
@@ -102,14 +111,18 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
         String match =
                 columns.stream()
                         .map(
-                                col ->
-                                        "w."
-                                                + MergeSql.quote(col.name())
-                                                + " IS NOT DISTINCT FROM "
-                                                + cast(
-                                                        "o." + MergeSql.quote(col.name()),
-                                                        ColumnKind.of(col),
-                                                        col))
+                                col -> {
+                                    ColumnKind kind = ColumnKind.of(col);
+                                    String w = "w." + MergeSql.quote(col.name());
+                                    String o = cast("o." + MergeSql.quote(col.name()), kind, col);
+                                    return hasEquality(kind)
+                                            ? w + " IS NOT DISTINCT FROM " + o
+                                            : "CAST("
+                                                    + w
+                                                    + " AS TEXT) IS NOT DISTINCT FROM CAST("
+                                                    + o
+                                                    + " AS TEXT)";
+                                })
                         .collect(Collectors.joining(" AND "));
         String oldRow =
                 "(SELECT w."
@@ -281,20 +294,32 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
                 s.execute("DROP TABLE " + MergeSql.qualified(from));
             }
         }
-        try (PreparedStatement tombstones =
+        try (PreparedStatement drop =
+                        c.prepareStatement("DELETE FROM cdc_lab.tombstones WHERE table_name = ?");
+                PreparedStatement tombstones =
                         c.prepareStatement(
                                 "UPDATE cdc_lab.tombstones SET table_name = ? WHERE table_name ="
-                                        + " ?");
-                PreparedStatement state =
-                        c.prepareStatement(
-                                "UPDATE cdc_lab.table_state SET table_name = ? WHERE table_name ="
                                         + " ?")) {
-            forgetTable(c, to);
-            for (PreparedStatement ps : List.of(tombstones, state)) {
-                ps.setString(1, to.toString());
-                ps.setString(2, from.toString());
-                ps.executeUpdate();
-            }
+            drop.setString(1, to.toString());
+            drop.executeUpdate();
+            tombstones.setString(1, to.toString());
+            tombstones.setString(2, from.toString());
+            tombstones.executeUpdate();
+        }
+    }
+
+    @Override
+    public void renameColumn(Connection c, TableName t, String from, String to)
+            throws SQLException {
+        lockCatalog(c);
+        try (Statement s = c.createStatement()) {
+            s.execute(
+                    "ALTER TABLE "
+                            + MergeSql.qualified(t)
+                            + " RENAME COLUMN "
+                            + MergeSql.quote(from)
+                            + " TO "
+                            + MergeSql.quote(to));
         }
     }
 
@@ -309,17 +334,28 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
         }
     }
 
+    private static final String STATE_COLUMNS =
+            "emptied_at, keyless_through, diverged, schema_at, moves";
+
+    private static TableState state(ResultSet rs, int from) throws SQLException {
+        return new TableState(
+                rs.getString(from),
+                rs.getString(from + 1),
+                rs.getString(from + 2),
+                rs.getString(from + 3),
+                TableState.movesOf(rs.getString(from + 4)));
+    }
+
     @Override
     public TableState loadTableState(Connection c, TableName t) throws SQLException {
         try (PreparedStatement ps =
                 c.prepareStatement(
-                        "SELECT emptied_at, keyless_through, diverged FROM cdc_lab.table_state"
-                                + " WHERE table_name = ?")) {
+                        "SELECT "
+                                + STATE_COLUMNS
+                                + " FROM cdc_lab.table_state WHERE table_name = ?")) {
             ps.setString(1, t.toString());
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next()
-                        ? new TableState(rs.getString(1), rs.getString(2), rs.getString(3))
-                        : TableState.NONE;
+                return rs.next() ? state(rs, 1) : TableState.NONE;
             }
         }
     }
@@ -330,14 +366,20 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
                         c.prepareStatement("DELETE FROM cdc_lab.table_state WHERE table_name = ?");
                 PreparedStatement insert =
                         c.prepareStatement(
-                                "INSERT INTO cdc_lab.table_state (table_name, emptied_at,"
-                                        + " keyless_through, diverged) VALUES (?, ?, ?, ?)")) {
+                                "INSERT INTO cdc_lab.table_state (table_name, "
+                                        + STATE_COLUMNS
+                                        + ") VALUES (?, ?, ?, ?, ?, ?)")) {
             delete.setString(1, t.toString());
             delete.executeUpdate();
+            if (state.equals(TableState.NONE)) {
+                return;
+            }
             insert.setString(1, t.toString());
             insert.setString(2, state.emptiedAt());
             insert.setString(3, state.keylessThrough());
             insert.setString(4, state.diverged());
+            insert.setString(5, state.schemaAt());
+            insert.setString(6, state.movesJson());
             insert.executeUpdate();
         }
     }
@@ -348,12 +390,11 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
         try (Statement s = c.createStatement();
                 ResultSet rs =
                         s.executeQuery(
-                                "SELECT table_name, emptied_at, keyless_through, diverged FROM"
-                                        + " cdc_lab.table_state ORDER BY table_name")) {
+                                "SELECT table_name, "
+                                        + STATE_COLUMNS
+                                        + " FROM cdc_lab.table_state ORDER BY table_name")) {
             while (rs.next()) {
-                out.put(
-                        TableName.of(rs.getString(1)),
-                        new TableState(rs.getString(2), rs.getString(3), rs.getString(4)));
+                out.put(TableName.of(rs.getString(1)), state(rs, 2));
             }
         }
         return out;

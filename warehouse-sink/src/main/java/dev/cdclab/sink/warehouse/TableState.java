@@ -1,7 +1,14 @@
 package dev.cdclab.sink.warehouse;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import java.util.ArrayList;
+import java.util.List;
+
 /**
- * What the warehouse keeps about a whole table, beside its rows ({@code cdc_lab.table_state}).
+ * What the warehouse keeps about a whole table name, beside its rows ({@code cdc_lab.table_state}).
  *
  * @param emptiedAt source position of the last {@code TRUNCATE} (or snapshot of a table without a
  *     key) applied: every row written before it is gone, and a change at or before it is stale
@@ -9,10 +16,38 @@ package dev.cdclab.sink.warehouse;
  *     key: changes of a table without a key are applied one by one, so a replay at or before it is
  *     a duplicate
  * @param diverged why the warehouse table no longer follows the source, or null
+ * @param schemaAt source position of the newest change (or column rename) whose columns the
+ *     warehouse table follows: a change older than it does not alter the table again; null for none
+ * @param moves where the table the name referred to went, oldest first: at each position a rename
+ *     or drop took it to another name (a drop: the name it is kept under, or null when the
+ *     warehouse never had it). A change of this name older than a move belongs to the table that
+ *     moved.
  */
-public record TableState(String emptiedAt, String keylessThrough, String diverged) {
+public record TableState(
+        String emptiedAt,
+        String keylessThrough,
+        String diverged,
+        String schemaAt,
+        List<Move> moves) {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     /** A table the warehouse knows nothing about yet. */
-    public static final TableState NONE = new TableState(null, null, null);
+    public static final TableState NONE = new TableState(null, null, null, null, List.of());
+
+    public TableState {
+        moves = moves == null ? List.of() : List.copyOf(moves);
+    }
+
+    /** The state of a name without a schema position or moves, as earlier sinks saved it. */
+    public TableState(String emptiedAt, String keylessThrough, String diverged) {
+        this(emptiedAt, keylessThrough, diverged, null, List.of());
+    }
+
+    /**
+     * The table a name referred to went to {@code to} (null: nowhere the warehouse keeps) at {@code
+     * position}.
+     */
+    public record Move(String position, String to) {}
 
     /** True when a change at {@code position} was written before the table was last emptied. */
     public boolean staleAfterEmptying(String position) {
@@ -24,15 +59,94 @@ public record TableState(String emptiedAt, String keylessThrough, String diverge
         return keylessThrough != null && position.compareTo(keylessThrough) <= 0;
     }
 
+    /**
+     * The first move after {@code position}: where the table a change at {@code position} was made
+     * to is now. Null when the name still refers to that table.
+     */
+    public Move moveAfter(String position) {
+        for (Move m : moves) {
+            if (m.position().compareTo(position) > 0) {
+                return m;
+            }
+        }
+        return null;
+    }
+
+    /** True when a rename or drop at {@code position} is applied already, or one after it. */
+    public boolean movedAtOrAfter(String position) {
+        return !moves.isEmpty() && moves.get(moves.size() - 1).position().compareTo(position) >= 0;
+    }
+
+    /** True when the table follows columns as of {@code position} or later. */
+    public boolean schemaAtOrAfter(String position) {
+        return schemaAt != null && schemaAt.compareTo(position) >= 0;
+    }
+
     public TableState emptied(String position) {
-        return new TableState(position, keylessThrough, diverged);
+        return new TableState(position, keylessThrough, diverged, schemaAt, moves);
     }
 
     public TableState keylessAppliedThrough(String position) {
-        return new TableState(emptiedAt, position, diverged);
+        return new TableState(emptiedAt, position, diverged, schemaAt, moves);
     }
 
     public TableState diverging(String reason) {
-        return new TableState(emptiedAt, keylessThrough, reason);
+        return new TableState(emptiedAt, keylessThrough, reason, schemaAt, moves);
+    }
+
+    /**
+     * The table follows the columns of a change at {@code position}, unless it already does later.
+     */
+    public TableState followingSchemaAt(String position) {
+        if (schemaAtOrAfter(position)) {
+            return this;
+        }
+        return new TableState(emptiedAt, keylessThrough, diverged, position, moves);
+    }
+
+    /**
+     * What the name keeps once its table went to {@code to} at {@code position}: its moves only,
+     * for the changes of that table still to come.
+     */
+    public TableState movedTo(String position, String to) {
+        List<Move> all = new ArrayList<>(moves);
+        all.add(new Move(position, to));
+        return new TableState(null, null, null, null, all);
+    }
+
+    /**
+     * This state taken over by a name whose own moves were {@code theirs}: a table renamed onto a
+     * name keeps its state, and the name keeps its history.
+     */
+    public TableState under(List<Move> theirs) {
+        return new TableState(emptiedAt, keylessThrough, diverged, schemaAt, theirs);
+    }
+
+    /** The moves as stored: a JSON array of {@code [position, to]}; null for none. */
+    public String movesJson() {
+        if (moves.isEmpty()) {
+            return null;
+        }
+        ArrayNode a = JSON.createArrayNode();
+        for (Move m : moves) {
+            a.addArray().add(m.position()).add(m.to());
+        }
+        return a.toString();
+    }
+
+    /** Moves as {@link #movesJson()} stores them. */
+    public static List<Move> movesOf(String json) {
+        if (json == null || json.isBlank()) {
+            return List.of();
+        }
+        try {
+            List<Move> out = new ArrayList<>();
+            for (JsonNode m : JSON.readTree(json)) {
+                out.add(new Move(m.get(0).asText(), m.get(1).isNull() ? null : m.get(1).asText()));
+            }
+            return out;
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("unreadable table moves in cdc_lab.table_state", e);
+        }
     }
 }

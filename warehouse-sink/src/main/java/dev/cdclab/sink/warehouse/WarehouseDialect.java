@@ -154,10 +154,21 @@ public interface WarehouseDialect {
     void saveTableState(Connection c, TableName table, TableState state) throws SQLException;
 
     /**
-     * Renames a warehouse table, into another schema too, with its state and tombstones; a table
-     * already named {@code to} must not exist.
+     * Renames a warehouse table, into another schema too, with its tombstones (those of {@code to}
+     * go); a table already named {@code to} must not exist. The names' states are the caller's.
      */
     void renameTable(Connection c, TableName from, TableName to) throws SQLException;
+
+    /** Renames a column of a warehouse table; a column already named {@code to} must not exist. */
+    void renameColumn(Connection c, TableName table, String from, String to) throws SQLException;
+
+    /**
+     * Brings the connection back to a state where a new transaction can begin, after a commit or a
+     * rollback failed (a driver may think a transaction is open that the database has ended).
+     */
+    default void recover(Connection c) throws SQLException {
+        c.rollback();
+    }
 
     /** Forgets a table's state and tombstones (it no longer exists under that name). */
     void forgetTable(Connection c, TableName table) throws SQLException;

@@ -4,7 +4,6 @@ import dev.cdclab.change.ColumnSpec;
 import dev.cdclab.change.IntervalRecord;
 import dev.cdclab.change.NetChange;
 import dev.cdclab.change.NetOperation;
-import dev.cdclab.change.RowImage;
 import dev.cdclab.change.TableEvent;
 import dev.cdclab.config.OneLineError;
 import java.sql.Connection;
@@ -90,6 +89,13 @@ public final class WarehouseWriter implements AutoCloseable {
         return tablesEmptied;
     }
 
+    /** Rows left out as over {@code max.row.bytes}, so far. */
+    public long rowsTooLarge() {
+        return rowsTooLarge;
+    }
+
+    private long rowsTooLarge;
+
     /** Changes of tables without a key that found no row equal to their old image. */
     public long keylessUnmatched() {
         return keylessUnmatched;
@@ -137,13 +143,37 @@ public final class WarehouseWriter implements AutoCloseable {
     public long write(List<? extends IntervalRecord> batch) throws SQLException {
         long written = 0;
         try {
-            Map<String, List<IntervalRecord>> byTable = new LinkedHashMap<>();
-            for (IntervalRecord r : batch) {
-                byTable.computeIfAbsent(r.table(), t -> new ArrayList<>()).add(r);
+            List<IntervalRecord> records = resolveMoves(onceEach(batch));
+            List<TableEvent> structural = new ArrayList<>();
+            List<IntervalRecord> rest = new ArrayList<>(records.size());
+            for (IntervalRecord r : records) {
+                if (r instanceof TableEvent e && e.kind().structural()) {
+                    structural.add(e);
+                } else {
+                    rest.add(r);
+                }
             }
             long merged = mergedRows;
-            for (String t : renamesFirst(byTable)) {
-                written += applyTable(TableName.of(t), byTable.get(t));
+            if (structural.isEmpty()) {
+                written += applyRun(rest);
+            } else {
+                // a rename or drop splits the batch at its position, whatever the table: what
+                // comes before it applies to the tables as they were, then the names change
+                structural.sort(Comparator.comparing(TableEvent::position));
+                for (TableEvent e : structural) {
+                    List<IntervalRecord> before = new ArrayList<>();
+                    for (java.util.Iterator<IntervalRecord> it = rest.iterator(); it.hasNext(); ) {
+                        IntervalRecord r = it.next();
+                        if (r.position().compareTo(e.position()) < 0) {
+                            before.add(r);
+                            it.remove();
+                        }
+                    }
+                    written += applyRun(before);
+                    runMerges();
+                    applyStructural(e);
+                }
+                written += applyRun(rest);
             }
             runMerges();
             written += mergedRows - merged;
@@ -152,6 +182,113 @@ public final class WarehouseWriter implements AutoCloseable {
             throw e;
         }
         return written;
+    }
+
+    /** Applies records among which no table or column changes name, table by table. */
+    private long applyRun(List<IntervalRecord> records) throws SQLException {
+        if (records.isEmpty()) {
+            return 0;
+        }
+        Map<String, List<IntervalRecord>> byTable = new LinkedHashMap<>();
+        for (IntervalRecord r : records) {
+            byTable.computeIfAbsent(r.table(), t -> new ArrayList<>()).add(r);
+        }
+        long written = 0;
+        for (var e : byTable.entrySet()) {
+            written += applySegment(TableName.of(e.getKey()), e.getValue());
+        }
+        return written;
+    }
+
+    /**
+     * The batch with each table event once: the net-change app sends a table event to every
+     * partition, so several sinks' partitions, or one sink's, hold copies of it.
+     */
+    private static List<IntervalRecord> onceEach(List<? extends IntervalRecord> batch) {
+        List<IntervalRecord> out = new ArrayList<>(batch.size());
+        Set<TableEvent> seen = new HashSet<>();
+        for (IntervalRecord r : batch) {
+            if (!(r instanceof TableEvent e) || seen.add(e)) {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The batch with each record under the name its table has now: a change made before its table
+     * was renamed or dropped (a replay, or a change applied late) goes to where the table went, and
+     * a rename or drop applied already is left out. Without this, a replay would create an empty
+     * table under the old name, or rename a table a second time.
+     */
+    private List<IntervalRecord> resolveMoves(List<IntervalRecord> batch) throws SQLException {
+        List<IntervalRecord> out = new ArrayList<>(batch.size());
+        for (IntervalRecord r : batch) {
+            TableState s = state(TableName.of(r.table()));
+            if (s.moves().isEmpty()) {
+                out.add(r);
+                continue;
+            }
+            if (r instanceof TableEvent e
+                    && (e.kind() == TableEvent.Kind.RENAME || e.kind() == TableEvent.Kind.DROP)
+                    && s.movedAtOrAfter(e.position())) {
+                continue;
+            }
+            String table = r.table();
+            for (int hops = 0; hops < 64; hops++) {
+                TableState.Move m = state(TableName.of(table)).moveAfter(r.position());
+                if (m == null) {
+                    break;
+                }
+                table = m.to();
+                if (table == null) {
+                    break;
+                }
+            }
+            if (table == null) {
+                // its table went where the warehouse never had it
+                continue;
+            }
+            out.add(table.equals(r.table()) ? r : renamed(r, table));
+        }
+        return out;
+    }
+
+    /** The record under another table name. */
+    private static IntervalRecord renamed(IntervalRecord r, String table) {
+        if (r instanceof NetChange c) {
+            return new NetChange(
+                    table,
+                    c.op(),
+                    c.key(),
+                    c.after(),
+                    c.before(),
+                    c.unchanged(),
+                    c.schema(),
+                    c.intervalStartMs(),
+                    c.intervalEndMs(),
+                    c.firstPosition(),
+                    c.lastPosition(),
+                    c.transaction(),
+                    c.commitMs(),
+                    c.rawChanges(),
+                    c.snapshot(),
+                    c.mode(),
+                    c.stages(),
+                    c.generatorCommitMicros());
+        }
+        TableEvent e = (TableEvent) r;
+        return new TableEvent(
+                e.kind(),
+                table,
+                e.position(),
+                e.transaction(),
+                e.commitMs(),
+                e.intervalStartMs(),
+                e.intervalEndMs(),
+                e.newName(),
+                e.column(),
+                e.newColumn());
     }
 
     /**
@@ -244,7 +381,7 @@ public final class WarehouseWriter implements AutoCloseable {
             write(part);
             rollback();
         } catch (SQLException | RuntimeException e) {
-            if (!connection.isValid(5)) {
+            if (!connection.isValid(5) || !aboutValues(e)) {
                 throw e instanceof SQLException se ? se : new SQLException(e);
             }
             if (part.size() == 1) {
@@ -263,6 +400,16 @@ public final class WarehouseWriter implements AutoCloseable {
             bisect(part.subList(0, half), out);
             bisect(part.subList(half, part.size()), out);
         }
+    }
+
+    /**
+     * Whether a failed trial write can have failed because of a row's values: not when the
+     * transaction itself failed (DuckDB's transaction errors: a conflict, a transaction the
+     * database already ended), which no row can be set aside for.
+     */
+    private static boolean aboutValues(Exception e) {
+        String m = e.getMessage();
+        return m == null || !m.contains("TransactionContext Error");
     }
 
     /** Rolls the open transaction back: nothing written since the last commit stays. */
@@ -309,105 +456,116 @@ public final class WarehouseWriter implements AutoCloseable {
         try {
             connection.rollback();
         } catch (SQLException re) {
-            e.addSuppressed(re);
+            // the database may have ended the transaction where the driver thinks it open
+            try {
+                dialect.recover(connection);
+            } catch (SQLException again) {
+                e.addSuppressed(again);
+            }
         }
         // a failed statement may leave DDL caches stale
         forgetCaches();
     }
 
-    /**
-     * The tables in batch order, except that a table renamed in the batch comes before the table it
-     * is renamed to: the changes under the old name precede the rename, those under the new name
-     * follow it.
-     */
-    private static List<String> renamesFirst(Map<String, List<IntervalRecord>> byTable) {
-        List<String> order = new ArrayList<>(byTable.keySet());
-        for (List<IntervalRecord> records : byTable.values()) {
-            for (IntervalRecord r : records) {
-                if (r instanceof TableEvent e
-                        && e.kind() == TableEvent.Kind.RENAME
-                        && order.indexOf(e.newName()) >= 0
-                        && order.indexOf(e.newName()) < order.indexOf(e.table())) {
-                    order.remove(e.newName());
-                    order.add(order.indexOf(e.table()) + 1, e.newName());
-                }
+    /** Applies a rename or drop of a table, or a rename of a column, at its position. */
+    private void applyStructural(TableEvent e) throws SQLException {
+        TableName table = TableName.of(e.table());
+        TableState state = state(table);
+        if (e.kind() == TableEvent.Kind.RENAME_COLUMN) {
+            if (state.schemaAtOrAfter(e.position())) {
+                return; // applied already, or the table follows a newer schema
             }
-        }
-        return order;
-    }
-
-    /**
-     * Applies a table's records. A rename or drop splits them at its position: what comes before it
-     * applies to the table as it was, then the table is renamed (or, dropped, kept aside under a
-     * marked name), and what comes after applies to the table then under this name.
-     */
-    private long applyTable(TableName table, List<IntervalRecord> records) throws SQLException {
-        List<TableEvent> structural = new ArrayList<>();
-        List<IntervalRecord> rest = new ArrayList<>(records.size());
-        for (IntervalRecord r : records) {
-            if (r instanceof TableEvent e && e.kind().structural()) {
-                structural.add(e);
-            } else {
-                rest.add(r);
+            Map<String, String> cols = tableExists(table) ? columns(table) : Map.of();
+            if (cols.containsKey(e.column()) && !cols.containsKey(e.newColumn())) {
+                db().renameColumn(connection, table, e.column(), e.newColumn());
+                LOG.info(
+                        "Renamed column {} of warehouse table {} to {}, as the source did",
+                        e.column(),
+                        table,
+                        e.newColumn());
             }
+            TableState next = state.followingSchemaAt(e.position());
+            forget(table);
+            saveState(table, next);
+            return;
         }
-        if (structural.isEmpty()) {
-            return applySegment(table, rest);
+        if (state.movedAtOrAfter(e.position())) {
+            return; // applied already
         }
-        structural.sort(Comparator.comparing(TableEvent::position));
-        long written = 0;
-        for (TableEvent e : structural) {
-            List<IntervalRecord> before = new ArrayList<>();
-            for (java.util.Iterator<IntervalRecord> it = rest.iterator(); it.hasNext(); ) {
-                IntervalRecord r = it.next();
-                if (r.position().compareTo(e.position()) < 0) {
-                    before.add(r);
-                    it.remove();
-                }
-            }
-            written += applySegment(table, before);
-            applyStructural(table, e);
-        }
-        return written + applySegment(table, rest);
-    }
-
-    private void applyStructural(TableName table, TableEvent e) throws SQLException {
         boolean exists = tableExists(table);
         if (e.kind() == TableEvent.Kind.RENAME) {
             TableName to = TableName.of(e.newName());
+            TableState theirs = state(to);
             if (exists) {
                 if (tableExists(to)) {
                     keepAside(to, e.position(), "replaced by a table renamed to its name");
+                    theirs = state(to);
                 }
                 db().renameTable(connection, table, to);
                 LOG.info("Renamed warehouse table {} to {}, as the source did", table, to);
-            } else {
-                db().forgetTable(connection, to);
+                forget(to);
+                saveState(to, state.under(theirs.moves()));
             }
-            forget(to);
-        } else if (exists) {
-            keepAside(table, e.position(), "dropped at the source");
+            forget(table);
+            saveState(table, state.movedTo(e.position(), to.toString()));
         } else {
-            db().forgetTable(connection, table);
+            String aside = exists ? keepAside(table, e.position(), "dropped at the source") : null;
+            if (aside == null) {
+                forget(table);
+                saveState(table, state.movedTo(e.position(), null));
+            }
         }
-        forget(table);
     }
 
-    /** Renames a table to {@code <name>__dropped_<position>} and notes why in its state. */
-    private void keepAside(TableName table, String position, String why) throws SQLException {
+    /**
+     * Renames a table to {@code <name>__dropped_<position>}, notes why in its state, and records in
+     * the name's state that its table went there.
+     *
+     * @return the name it is kept under
+     */
+    private String keepAside(TableName table, String position, String why) throws SQLException {
         String suffix = "__dropped_" + position.replaceAll("[^0-9A-Za-z]+", "");
         String base = table.table();
         if (base.length() + suffix.length() > 63) {
             base = base.substring(0, Math.max(1, 63 - suffix.length()));
         }
         TableName aside = new TableName(table.schema(), base + suffix);
+        if (tableExists(aside)) {
+            // kept aside at this position already (a state lost with a rolled-back cache): the
+            // table under the name is a newer one, kept aside too, under a name of its own
+            aside =
+                    new TableName(
+                            aside.schema(),
+                            aside.table() + "_" + Long.toHexString(System.nanoTime()));
+        }
+        TableState state = state(table);
         db().renameTable(connection, table, aside);
-        db().saveTableState(
-                        connection,
-                        aside,
-                        TableState.NONE.diverging(why + " at " + position + ": kept as it was"));
         forget(aside);
+        saveState(
+                aside,
+                state.under(List.of()).diverging(why + " at " + position + ": kept as it was"));
+        forget(table);
+        saveState(table, state.movedTo(position, aside.toString()));
         LOG.info("Warehouse table {} {}: kept as {}", table, why, aside);
+        return aside.toString();
+    }
+
+    /** Saves a name's state in the open transaction and keeps it as the cached one. */
+    private void saveState(TableName table, TableState state) throws SQLException {
+        db().saveTableState(connection, table, state);
+        tableStates.put(table, state);
+    }
+
+    /** The warehouse table's columns, read once per transaction. */
+    private Map<String, String> columns(TableName table) throws SQLException {
+        Map<String, String> cols = knownColumns.get(table);
+        if (cols == null) {
+            cols = db().existingColumns(connection, table);
+            if (!cols.isEmpty()) {
+                knownColumns.put(table, cols);
+            }
+        }
+        return cols;
     }
 
     private void forget(TableName table) {
@@ -430,6 +588,24 @@ public final class WarehouseWriter implements AutoCloseable {
             if (r instanceof NetChange c) {
                 changes.add(c);
             } else if (r instanceof TableEvent e) {
+                if (e.kind() == TableEvent.Kind.ROW_TOO_LARGE) {
+                    String why =
+                            "a row over max.row.bytes was left out (key "
+                                    + e.column()
+                                    + ", "
+                                    + e.newColumn()
+                                    + " bytes, at "
+                                    + e.position()
+                                    + ")";
+                    if (state.diverged() == null) {
+                        state = state.diverging(why);
+                    } else if (!state.diverged().contains(e.position())) {
+                        state = state.diverging(state.diverged() + "; " + why);
+                    }
+                    rowsTooLarge++;
+                    LOG.warn("Warehouse table {} no longer equals the source: {}", table, why);
+                    continue;
+                }
                 if (e.kind() == TableEvent.Kind.TRUNCATE && skipTruncates) {
                     if (state.diverged() == null) {
                         state =
@@ -485,6 +661,25 @@ public final class WarehouseWriter implements AutoCloseable {
             // the table gained or lost its key in this batch: apply in source order, run by run
             changes.sort(Comparator.comparing(NetChange::position));
         }
+        // the table follows the newest schema among the changes, unless it follows a newer one
+        // already (the changes are a replay): an older change never alters it back
+        NetChange newest = null;
+        for (NetChange c : changes) {
+            if (newest == null || c.position().compareTo(newest.position()) > 0) {
+                newest = c;
+            }
+        }
+        Map<String, ColumnSpec> following = null;
+        long followedSchema = 0;
+        if (newest != null && (!state.schemaAtOrAfter(newest.position()) || !tableExists(table))) {
+            ensureTable(table, newest.columns());
+            state = state.followingSchemaAt(newest.position());
+            following = new LinkedHashMap<>();
+            for (ColumnSpec c : newest.columns()) {
+                following.put(c.name(), c);
+            }
+            followedSchema = newest.schema().id();
+        }
         int i = 0;
         while (i < changes.size()) {
             boolean keyless = changes.get(i).keyless();
@@ -494,34 +689,56 @@ public final class WarehouseWriter implements AutoCloseable {
             }
             List<NetChange> run = changes.subList(i, j);
             if (keyless) {
-                String through = applyKeyless(table, run, state.keylessThrough());
+                String through =
+                        applyKeyless(table, run, state.keylessThrough(), following, followedSchema);
                 if (through != null) {
                     written += keylessWritten;
                     state = state.keylessAppliedThrough(through);
                 }
             } else {
-                applyKeyed(table, run);
+                applyKeyed(table, run, following, followedSchema);
             }
             i = j;
         }
         if (!state.equals(loaded)) {
-            db().saveTableState(connection, table, state);
-            tableStates.put(table, state);
+            saveState(table, state);
         }
         return written;
     }
 
     /**
-     * Columns of the warehouse table the source's column list no longer has (dropped, or kept aside
-     * after a type change): NULL in the rows written from now on.
+     * How changes made under {@code columns} (schema {@code schemaId}) are written: as they are
+     * when the table follows that schema, else fitted into the columns the table has ({@link
+     * ColumnPlan#fitting}).
      */
-    private List<String> warehouseOnly(TableName table, List<ColumnSpec> columns) {
+    private ColumnPlan plan(
+            TableName table,
+            List<ColumnSpec> columns,
+            long schemaId,
+            Map<String, ColumnSpec> following,
+            long followedSchema)
+            throws SQLException {
+        if (following != null && schemaId == followedSchema) {
+            return ColumnPlan.asTheyAre(
+                    ExistingColumns.fit(columns, knownColumns.get(table), dialect));
+        }
+        return ColumnPlan.fitting(columns, columns(table), following, dialect);
+    }
+
+    /**
+     * Columns of the warehouse table the changes' schema does not have (dropped, or kept aside
+     * after a type change): NULL in the rows written from now on. A column the schema has but the
+     * plan leaves out (a replay's value of another type) is left alone.
+     */
+    private List<String> warehouseOnly(
+            TableName table, List<ColumnSpec> staged, List<ColumnSpec> schema) {
         Map<String, String> existing = knownColumns.get(table);
-        if (existing == null || existing.size() <= columns.size() + 2) {
+        if (existing == null || existing.size() <= staged.size() + 2) {
             return List.of();
         }
         Set<String> names = new HashSet<>();
-        columns.forEach(c -> names.add(c.name()));
+        staged.forEach(c -> names.add(c.name()));
+        schema.forEach(c -> names.add(c.name()));
         List<String> out = new ArrayList<>();
         for (String col : existing.keySet()) {
             if (!names.contains(col) && !col.equals("_cdc_lsn") && !col.equals("_cdc_commit_ms")) {
@@ -554,7 +771,12 @@ public final class WarehouseWriter implements AutoCloseable {
      *
      * @return the position of the last change applied, or null when all were replays
      */
-    private String applyKeyless(TableName table, List<NetChange> run, String through)
+    private String applyKeyless(
+            TableName table,
+            List<NetChange> run,
+            String through,
+            Map<String, ColumnSpec> following,
+            long followedSchema)
             throws SQLException {
         List<NetChange> todo = new ArrayList<>(run);
         todo.sort(Comparator.comparing(NetChange::position));
@@ -577,9 +799,12 @@ public final class WarehouseWriter implements AutoCloseable {
             if (group.isEmpty()) {
                 continue;
             }
-            List<ColumnSpec> columns = group.get(0).columns();
-            ensureTable(table, columns);
-            columns = ExistingColumns.fit(columns, knownColumns.get(table), dialect);
+            ColumnPlan plan =
+                    plan(table, group.get(0).columns(), schemaId, following, followedSchema);
+            List<ColumnSpec> columns = plan.targets();
+            if (columns.isEmpty()) {
+                continue;
+            }
             List<KeylessRow> rows = new ArrayList<>(group.size());
             for (NetChange c : group) {
                 rows.add(
@@ -587,8 +812,8 @@ public final class WarehouseWriter implements AutoCloseable {
                                 c.op(),
                                 c.position(),
                                 c.commitMs(),
-                                c.before() == null ? null : texts(columns, c.before()),
-                                c.after() == null ? null : texts(columns, c.after())));
+                                c.before() == null ? null : plan.values(c.before()),
+                                c.after() == null ? null : plan.values(c.after())));
             }
             WarehouseDialect.KeylessOutcome out =
                     db().applyKeyless(connection, table, columns, rows);
@@ -604,15 +829,6 @@ public final class WarehouseWriter implements AutoCloseable {
             }
         }
         return last == null || last.equals(through) ? null : last;
-    }
-
-    private static String[] texts(List<ColumnSpec> columns, RowImage image) {
-        String[] values = new String[columns.size()];
-        for (int i = 0; i < values.length; i++) {
-            ColumnSpec col = columns.get(i);
-            values[i] = ValueText.of(col, ColumnKind.of(col), image.get(col.name()));
-        }
-        return values;
     }
 
     /**
@@ -642,22 +858,37 @@ public final class WarehouseWriter implements AutoCloseable {
     }
 
     /** Queues the table's keyed changes for {@link #runMerges}; rows are counted when they run. */
-    private void applyKeyed(TableName table, List<NetChange> changes) throws SQLException {
+    private void applyKeyed(
+            TableName table,
+            List<NetChange> changes,
+            Map<String, ColumnSpec> following,
+            long followedSchema)
+            throws SQLException {
         for (List<NetChange> generation : BatchFolder.generations(changes)) {
             folded.merge(table.toString(), (long) generation.size(), Long::sum);
             Map<Long, List<NetChange>> bySchema = new LinkedHashMap<>();
             for (NetChange c : generation) {
                 bySchema.computeIfAbsent(c.schema().id(), k -> new ArrayList<>()).add(c);
             }
-            for (List<NetChange> group : bySchema.values()) {
-                List<ColumnSpec> columns = group.get(0).columns();
-                ensureTable(table, columns);
-                columns = ExistingColumns.fit(columns, knownColumns.get(table), dialect);
+            for (var e : bySchema.entrySet()) {
+                List<NetChange> group = e.getValue();
+                List<ColumnSpec> schema = group.get(0).columns();
+                ColumnPlan plan = plan(table, schema, e.getKey(), following, followedSchema);
+                List<ColumnSpec> columns = plan.targets();
+                long keys = schema.stream().filter(ColumnSpec::key).count();
+                if (columns.stream().filter(ColumnSpec::key).count() < keys || keys == 0) {
+                    LOG.warn(
+                            "{} change(s) of {} name key columns the warehouse table no longer"
+                                    + " has: left out",
+                            group.size(),
+                            table);
+                    continue;
+                }
                 List<StagedRow> rows = new ArrayList<>(group.size());
                 String oldest = null;
                 String newest = null;
                 for (NetChange c : group) {
-                    StagedRow row = stage(c, columns);
+                    StagedRow row = stage(c, plan);
                     rows.add(row);
                     if (oldest == null || row.position().compareTo(oldest) < 0) {
                         oldest = row.position();
@@ -676,29 +907,37 @@ public final class WarehouseWriter implements AutoCloseable {
                 }
                 pendingMerges.add(
                         new WarehouseDialect.MergeRequest(
-                                table, columns, warehouseOnly(table, columns), rows, newer));
+                                table,
+                                columns,
+                                warehouseOnly(table, columns, schema),
+                                rows,
+                                newer));
             }
         }
     }
 
-    private static StagedRow stage(NetChange c, List<ColumnSpec> columns) {
+    /** Separates the names in {@link StagedRow#unchanged()}: a character no column name holds. */
+    static final char UNCHANGED_SEPARATOR = '\u001f';
+
+    private static StagedRow stage(NetChange c, ColumnPlan plan) {
+        List<ColumnSpec> columns = plan.targets();
         String[] values = new String[columns.size()];
         boolean delete = c.op() == NetOperation.DELETE;
         for (int i = 0; i < values.length; i++) {
             ColumnSpec col = columns.get(i);
-            if (!delete && c.unchanged().contains(col.name())) {
+            if (delete || c.after() == null) {
+                values[i] = col.key() ? plan.keyValue(i, c.key()) : null;
+                continue;
+            }
+            if (!plan.constant(i) && c.unchanged().contains(col.name())) {
                 // the source did not send it; the warehouse row has it
                 continue;
             }
-            var value =
-                    delete || c.after() == null
-                            ? c.key().get(col.name())
-                            : c.after().get(col.name());
-            values[i] = ValueText.of(col, ColumnKind.of(col), value);
+            values[i] = plan.value(i, c.after());
         }
-        StringBuilder unchanged = new StringBuilder("|");
+        StringBuilder unchanged = new StringBuilder().append(UNCHANGED_SEPARATOR);
         for (String u : c.unchanged()) {
-            unchanged.append(u).append('|');
+            unchanged.append(u).append(UNCHANGED_SEPARATOR);
         }
         return new StagedRow(
                 delete,

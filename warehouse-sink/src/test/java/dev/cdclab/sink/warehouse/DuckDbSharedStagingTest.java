@@ -133,7 +133,7 @@ class DuckDbSharedStagingTest {
         c.commit();
         String[] partial = {"1", "new", null, "new"};
         StagedRow keepsColumn2 =
-                new StagedRow(false, false, pos(2), 2, "{\"id\":1}", "|c2|", partial);
+                new StagedRow(false, false, pos(2), 2, "{\"id\":1}", "\u001fc2\u001f", partial);
 
         dialect.mergeAll(
                 c,

@@ -1,0 +1,156 @@
+package dev.cdclab.sink.warehouse;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cdclab.change.ColumnSpec;
+import dev.cdclab.change.RowImage;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * How changes made under one source schema are written into a warehouse table: which columns are
+ * staged, how each value is read (the schema it was made under) and how it is cast (the type the
+ * warehouse column has now). A table that changed within a warehouse transaction follows the newest
+ * of its schemas; the changes made before hold their values cast to the newer types (as the
+ * source's own {@code ALTER ... TYPE} cast the rows it had), and the columns added after them the
+ * values the source gave rows it had then (the column's default, or NULL).
+ */
+final class ColumnPlan {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** The staged columns, as the warehouse casts them; key flags as the changes have them. */
+    private final List<ColumnSpec> targets;
+
+    /** How each staged value is read from a change's image; null where it is a constant. */
+    private final List<ColumnSpec> reads;
+
+    /** The text of a constant value (a later column's default), or null for NULL. */
+    private final List<String> constants;
+
+    private ColumnPlan(List<ColumnSpec> targets, List<ColumnSpec> reads, List<String> constants) {
+        this.targets = List.copyOf(targets);
+        this.reads = reads;
+        this.constants = constants;
+    }
+
+    /** Changes made under the columns the warehouse table follows: read and cast as they are. */
+    static ColumnPlan asTheyAre(List<ColumnSpec> columns) {
+        List<String> none = new ArrayList<>(columns.size());
+        for (int i = 0; i < columns.size(); i++) {
+            none.add(null);
+        }
+        return new ColumnPlan(columns, new ArrayList<>(columns), none);
+    }
+
+    /**
+     * Changes made under {@code made}, written into a table the warehouse holds as {@code
+     * warehouse} (column names to its types).
+     *
+     * @param newest the columns of the newest schema in the transaction, by name, when the table
+     *     follows it there: an older change's value is cast to the newer type, and a column added
+     *     after the change gets the value the source gave the rows it had (its default); null when
+     *     the changes are older than what the table already follows (a replay), whose columns of
+     *     another type or no longer in the table are left as the warehouse has them
+     */
+    static ColumnPlan fitting(
+            List<ColumnSpec> made,
+            Map<String, String> warehouse,
+            Map<String, ColumnSpec> newest,
+            WarehouseDialect dialect) {
+        List<ColumnSpec> targets = new ArrayList<>();
+        List<ColumnSpec> reads = new ArrayList<>();
+        List<String> constants = new ArrayList<>();
+        Set<String> names = new HashSet<>();
+        for (ColumnSpec c : made) {
+            names.add(c.name());
+            String has = warehouse == null ? null : warehouse.get(c.name());
+            if (has == null) {
+                continue;
+            }
+            ColumnSpec now = newest == null ? null : newest.get(c.name());
+            ColumnSpec target = now == null ? c : now.withKey(c.key());
+            target = ExistingColumns.fit(target, has, dialect);
+            if (!dialect.sameType(has, dialect.sqlType(ColumnKind.of(target), target))
+                    && !ExistingColumns.earlierMapping(target, has, dialect)) {
+                continue;
+            }
+            targets.add(target);
+            // a column whose type did not change is read as it is written (an earlier mapping's
+            // column included); one that changed type, as it was made
+            boolean changed =
+                    now != null
+                            && !dialect.sqlType(ColumnKind.of(c), c)
+                                    .equals(dialect.sqlType(ColumnKind.of(now), now));
+            reads.add(changed ? c : target);
+            constants.add(null);
+        }
+        if (newest != null) {
+            for (ColumnSpec later : newest.values()) {
+                String has = warehouse == null ? null : warehouse.get(later.name());
+                if (names.contains(later.name()) || has == null) {
+                    continue;
+                }
+                ColumnSpec target = ExistingColumns.fit(later, has, dialect);
+                targets.add(target.withKey(false));
+                reads.add(null);
+                constants.add(defaultText(target));
+            }
+        }
+        return new ColumnPlan(targets, reads, constants);
+    }
+
+    /** The value the source gives a row that existed before the column was added, as text. */
+    private static String defaultText(ColumnSpec c) {
+        if (c.defaultJson() == null) {
+            return null;
+        }
+        try {
+            return ValueText.of(c, ColumnKind.of(c), JSON.readTree(c.defaultJson()));
+        } catch (IOException e) {
+            throw new UncheckedIOException("default of column " + c.name(), e);
+        }
+    }
+
+    /** The staged columns, as the warehouse casts them. */
+    List<ColumnSpec> targets() {
+        return targets;
+    }
+
+    /** True when the staged column {@code i} is a constant, not read from the change. */
+    boolean constant(int i) {
+        return reads.get(i) == null;
+    }
+
+    /** The value of staged column {@code i} in {@code image} as text; null for SQL NULL. */
+    String value(int i, RowImage image) {
+        ColumnSpec read = reads.get(i);
+        if (read == null) {
+            return constants.get(i);
+        }
+        JsonNode v = image == null ? null : image.get(read.name());
+        return ValueText.of(read, ColumnKind.of(read), v);
+    }
+
+    /** The value of staged column {@code i} in a key (null when it is not a key column). */
+    String keyValue(int i, com.fasterxml.jackson.databind.node.ObjectNode key) {
+        ColumnSpec read = reads.get(i);
+        if (read == null) {
+            return null;
+        }
+        return ValueText.of(read, ColumnKind.of(read), key.get(read.name()));
+    }
+
+    /** Every staged value of {@code image}, in column order. */
+    String[] values(RowImage image) {
+        String[] out = new String[targets.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = value(i, image);
+        }
+        return out;
+    }
+}

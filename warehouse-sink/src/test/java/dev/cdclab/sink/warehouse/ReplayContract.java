@@ -1,0 +1,393 @@
+package dev.cdclab.sink.warehouse;
+
+import static dev.cdclab.sink.warehouse.NetChanges.M;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cdclab.change.ColumnSpec;
+import dev.cdclab.change.IntervalRecord;
+import dev.cdclab.change.NetChange;
+import dev.cdclab.change.NetChangeMode;
+import dev.cdclab.change.NetOperation;
+import dev.cdclab.change.SourcePosition;
+import dev.cdclab.change.TableEvent;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What every warehouse must do when a table changes shape or name inside a transaction, and when
+ * the changes around such a change are applied again (a sink that crashed before its offsets were
+ * committed, several copies of a table event): each key ends with the source's value under the
+ * source's final column type, and every change takes effect once.
+ */
+abstract class ReplayContract {
+    /** A fresh, empty warehouse. */
+    protected abstract WarehouseContract.Target freshWarehouse() throws Exception;
+
+    protected WarehouseWriter writer;
+    private String table;
+
+    @BeforeEach
+    void open() throws Exception {
+        WarehouseContract.Target t = freshWarehouse();
+        writer = new WarehouseWriter(t.url(), t.user(), t.password());
+        table = "public.replay_" + Long.toHexString(System.nanoTime());
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        writer.close();
+    }
+
+    private static ColumnSpec col(String name, String type, String connect) {
+        return new ColumnSpec(name, type, false, true, null, null, connect, null);
+    }
+
+    private static ColumnSpec col(String name, String type, String connect, String dflt) {
+        return new ColumnSpec(name, type, false, true, null, null, connect, null, dflt);
+    }
+
+    private static List<ColumnSpec> idAnd(ColumnSpec... more) {
+        List<ColumnSpec> cols = new ArrayList<>();
+        cols.add(new ColumnSpec("id", "INT32", true, false, null, null, "int32", null));
+        cols.addAll(List.of(more));
+        return cols;
+    }
+
+    private NetChange change(
+            String t, List<ColumnSpec> cols, NetOperation op, ObjectNode row, long lsn) {
+        return NetChanges.change(
+                t, cols, op, row.get("id").asInt(), row, List.of(), lsn, NetChangeMode.ALL);
+    }
+
+    private static TableEvent renameColumn(String t, String from, String to, long lsn) {
+        return new TableEvent(
+                TableEvent.Kind.RENAME_COLUMN,
+                t,
+                SourcePosition.postgres(lsn),
+                "1",
+                1_700_000_000_000L + lsn,
+                lsn * 10,
+                lsn * 10 + 10,
+                null,
+                from,
+                to);
+    }
+
+    private List<String> rows(String t, String columns) throws Exception {
+        List<String> out = new ArrayList<>();
+        String[] p = t.split("\\.");
+        try (Connection c = writer.openReader();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT "
+                                        + columns
+                                        + " FROM \""
+                                        + p[0]
+                                        + "\".\""
+                                        + p[1]
+                                        + "\" ORDER BY id")) {
+            int n = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                StringBuilder sb = new StringBuilder();
+                for (int i = 1; i <= n; i++) {
+                    sb.append(i > 1 ? "|" : "").append(rs.getString(i));
+                }
+                out.add(sb.toString());
+            }
+        }
+        return out;
+    }
+
+    private boolean exists(String t) throws Exception {
+        try (Connection c = writer.openReader();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT count(*) FROM information_schema.tables WHERE"
+                                        + " table_schema = 'public' AND table_name = '"
+                                        + t.substring(t.indexOf('.') + 1)
+                                        + "'")) {
+            rs.next();
+            return rs.getInt(1) > 0;
+        }
+    }
+
+    private String typeOf(String t, String column) throws Exception {
+        try (Connection c = writer.openReader();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT data_type FROM information_schema.columns WHERE"
+                                        + " table_schema = 'public' AND table_name = '"
+                                        + t.substring(t.indexOf('.') + 1)
+                                        + "' AND column_name = '"
+                                        + column
+                                        + "'")) {
+            return rs.next() ? rs.getString(1).toUpperCase(java.util.Locale.ROOT) : null;
+        }
+    }
+
+    /**
+     * {@code BEGIN; UPDATE t SET y = 'a'; ALTER TABLE t ALTER COLUMN x TYPE text; UPDATE t SET x =
+     * 'v' || id WHERE id <= 20; COMMIT}: the keys changed after the type change carry the new
+     * schema, the others the old one, and the batch holds both in any order.
+     */
+    @Test
+    void aTypeChangeInsideATransactionKeepsEveryValueUnderTheFinalType() throws Exception {
+        List<ColumnSpec> before = idAnd(col("x", "INT4", "int32"), col("y", "TEXT", "string"));
+        List<ColumnSpec> after = idAnd(col("x", "TEXT", "string"), col("y", "TEXT", "string"));
+        List<IntervalRecord> load = new ArrayList<>();
+        for (int id = 1; id <= 30; id++) {
+            load.add(
+                    change(
+                            table,
+                            before,
+                            NetOperation.INSERT,
+                            M.createObjectNode().put("id", id).put("x", id).put("y", "b"),
+                            10 + id));
+        }
+        writer.apply(load, 100);
+        List<IntervalRecord> tx = new ArrayList<>();
+        for (int id = 1; id <= 20; id++) {
+            tx.add(
+                    change(
+                            table,
+                            after,
+                            NetOperation.UPDATE,
+                            M.createObjectNode().put("id", id).put("x", "v" + id).put("y", "a"),
+                            200 + id));
+        }
+        for (int id = 21; id <= 30; id++) {
+            tx.add(
+                    change(
+                            table,
+                            before,
+                            NetOperation.UPDATE,
+                            M.createObjectNode().put("id", id).put("x", id).put("y", "a"),
+                            100 + id));
+        }
+        writer.apply(tx, 200);
+        List<String> expected = new ArrayList<>();
+        for (int id = 1; id <= 30; id++) {
+            expected.add(id + "|" + (id <= 20 ? "v" + id : Integer.toString(id)) + "|a");
+        }
+        assertThat(typeOf(table, "x")).isIn("VARCHAR", "TEXT");
+        assertThat(rows(table, "id, x, y")).containsExactlyElementsOf(expected);
+
+        // the old schema's changes alone, again (a replay after a crash): nothing changes back
+        writer.apply(tx.subList(20, 30), 300);
+        assertThat(typeOf(table, "x")).isIn("VARCHAR", "TEXT");
+        assertThat(rows(table, "id, x, y")).containsExactlyElementsOf(expected);
+    }
+
+    /**
+     * A column added with a {@code DEFAULT} inside the transaction: rows changed before it hold the
+     * default at the source (PostgreSQL gives it to every row there was), and so in the warehouse.
+     */
+    @Test
+    void aColumnAddedInsideATransactionHoldsItsDefaultInRowsChangedBefore() throws Exception {
+        List<ColumnSpec> before = idAnd(col("name", "TEXT", "string"));
+        List<ColumnSpec> after =
+                idAnd(col("name", "TEXT", "string"), col("n", "INT4", "int32", "5"));
+        writer.apply(
+                List.of(
+                        change(
+                                table,
+                                before,
+                                NetOperation.INSERT,
+                                M.createObjectNode().put("id", 1).put("name", "a"),
+                                11),
+                        change(
+                                table,
+                                after,
+                                NetOperation.INSERT,
+                                M.createObjectNode().put("id", 2).put("name", "b").put("n", 9),
+                                13),
+                        change(
+                                table,
+                                after,
+                                NetOperation.INSERT,
+                                M.createObjectNode().put("id", 3).put("name", "c").putNull("n"),
+                                14)),
+                100);
+        assertThat(rows(table, "id, name, n")).containsExactly("1|a|5", "2|b|9", "3|c|null");
+    }
+
+    /**
+     * A sink killed after committing a rename, before its offsets: it reads again the rows under
+     * the old name and the rename. Nothing is created under the old name, and the renamed table
+     * keeps every row.
+     */
+    @Test
+    void aRenameAppliedAgainAfterACrashKeepsTheTablesRows() throws Exception {
+        String renamed = table + "_r";
+        List<ColumnSpec> cols = idAnd(col("name", "TEXT", "string"));
+        List<IntervalRecord> load = new ArrayList<>();
+        for (int id = 1; id <= 500; id++) {
+            load.add(
+                    change(
+                            table,
+                            cols,
+                            NetOperation.INSERT,
+                            M.createObjectNode().put("id", id).put("name", "r" + id),
+                            10_000 + id));
+        }
+        writer.apply(load, 100);
+        List<IntervalRecord> tx = new ArrayList<>();
+        for (int id = 501; id <= 510; id++) {
+            tx.add(
+                    change(
+                            table,
+                            cols,
+                            NetOperation.INSERT,
+                            M.createObjectNode().put("id", id).put("name", "r" + id),
+                            20_000 + id));
+        }
+        tx.add(NetChanges.renameOrDrop(table, renamed, 21_000));
+        writer.apply(tx, 200);
+        assertThat(rows(renamed, "id")).hasSize(510);
+
+        // read again: the same transaction, its table event twice (two partitions)
+        List<IntervalRecord> again = new ArrayList<>(tx);
+        again.add(NetChanges.renameOrDrop(table, renamed, 21_000));
+        writer.apply(again, 300);
+        assertThat(exists(table)).as("nothing created under the old name").isFalse();
+        assertThat(rows(renamed, "id")).hasSize(510);
+    }
+
+    /**
+     * The second copy of a rename (one per partition, read in another batch) leaves the renamed
+     * table's tombstones alone: a replayed insert of a deleted key stays out.
+     */
+    @Test
+    void aSecondCopyOfARenameKeepsTheTombstonesOfTheRenamedTable() throws Exception {
+        String renamed = table + "_r";
+        List<ColumnSpec> cols = idAnd(col("name", "TEXT", "string"));
+        NetChange insert =
+                change(
+                        table,
+                        cols,
+                        NetOperation.INSERT,
+                        M.createObjectNode().put("id", 1).put("name", "a"),
+                        10);
+        writer.apply(
+                List.of(
+                        insert,
+                        change(
+                                table,
+                                cols,
+                                NetOperation.INSERT,
+                                M.createObjectNode().put("id", 2).put("name", "b"),
+                                11),
+                        NetChanges.delete(table, 1, 12)),
+                100);
+        writer.apply(List.of(NetChanges.renameOrDrop(table, renamed, 20)), 200);
+        writer.apply(List.of(NetChanges.renameOrDrop(table, renamed, 20)), 300);
+        writer.apply(List.of(insert), 400);
+        assertThat(rows(renamed, "id, name")).containsExactly("2|b");
+        assertThat(exists(table)).isFalse();
+    }
+
+    /** A drop applied again finds its table kept aside already, and stops nothing. */
+    @Test
+    void aDropAppliedAgainStopsNothing() throws Exception {
+        List<ColumnSpec> cols = idAnd(col("name", "TEXT", "string"));
+        List<IntervalRecord> tx =
+                List.of(
+                        change(
+                                table,
+                                cols,
+                                NetOperation.INSERT,
+                                M.createObjectNode().put("id", 1).put("name", "a"),
+                                10),
+                        NetChanges.renameOrDrop(table, null, 11));
+        writer.apply(tx, 100);
+        writer.apply(tx, 200);
+        writer.apply(tx, 300);
+        String aside = table + "__dropped_" + SourcePosition.postgres(11).replace("/", "");
+        assertThat(rows(aside, "id, name")).containsExactly("1|a");
+        assertThat(exists(table)).isFalse();
+    }
+
+    /** A column renamed in a transaction is renamed in the warehouse, once, with its values. */
+    @Test
+    void aRenamedColumnKeepsItsValuesUnderTheNewName() throws Exception {
+        List<ColumnSpec> before = idAnd(col("a", "TEXT", "string"));
+        List<ColumnSpec> after = idAnd(col("b", "TEXT", "string"));
+        writer.apply(
+                List.of(
+                        change(
+                                table,
+                                before,
+                                NetOperation.INSERT,
+                                M.createObjectNode().put("id", 1).put("a", "one"),
+                                10),
+                        change(
+                                table,
+                                before,
+                                NetOperation.INSERT,
+                                M.createObjectNode().put("id", 2).put("a", "two"),
+                                11)),
+                100);
+        List<IntervalRecord> tx =
+                List.of(
+                        change(
+                                table,
+                                before,
+                                NetOperation.UPDATE,
+                                M.createObjectNode().put("id", 1).put("a", "one2"),
+                                20),
+                        renameColumn(table, "a", "b", 21),
+                        change(
+                                table,
+                                after,
+                                NetOperation.INSERT,
+                                M.createObjectNode().put("id", 3).put("b", "three"),
+                                22));
+        writer.apply(tx, 200);
+        assertThat(rows(table, "id, b")).containsExactly("1|one2", "2|two", "3|three");
+        assertThat(typeOf(table, "a")).as("no column left under the old name").isNull();
+        writer.apply(tx, 300);
+        assertThat(rows(table, "id, b")).containsExactly("1|one2", "2|two", "3|three");
+        assertThat(typeOf(table, "a")).isNull();
+    }
+
+    /**
+     * Unchanged columns are found by name, not by a pattern: {@code _} in one column's name does
+     * not match another's character.
+     */
+    @Test
+    void anUnchangedColumnIsFoundByItsExactName() throws Exception {
+        List<ColumnSpec> cols = idAnd(col("x_y", "TEXT", "string"), col("xay", "TEXT", "string"));
+        writer.apply(
+                List.of(
+                        change(
+                                table,
+                                cols,
+                                NetOperation.INSERT,
+                                M.createObjectNode().put("id", 1).put("x_y", "old").put("xay", "k"),
+                                10)),
+                100);
+        writer.apply(
+                List.of(
+                        NetChanges.change(
+                                table,
+                                cols,
+                                NetOperation.UPDATE,
+                                1,
+                                M.createObjectNode().put("id", 1).put("x_y", "new").putNull("xay"),
+                                List.of("xay"),
+                                20,
+                                NetChangeMode.ALL)),
+                200);
+        assertThat(rows(table, "id, x_y, xay")).containsExactly("1|new|k");
+    }
+}
