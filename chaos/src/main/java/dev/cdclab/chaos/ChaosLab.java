@@ -289,19 +289,8 @@ public final class ChaosLab implements AutoCloseable {
             Map<String, String> settings,
             Map<String, String> env,
             List<String> jvm) {
-        List<String> args = new ArrayList<>();
-        args.add(command);
-        settings.forEach(
-                (k, v) -> {
-                    args.add("--set");
-                    args.add(k + "=" + v);
-                });
-        // C1 alone, as the launcher runs these stages: a restarted stage works through its
-        // outage's backlog instead of competing with C2 compiling in every stage at once
-        List<String> jvmOptions =
-                new ArrayList<>(List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
-        jvmOptions.addAll(jvm);
-        ChildJvm child = new ChildJvm(name, stageMain, args, work, env, jvmOptions);
+        ChildJvm child =
+                StageProcess.of(name, command, stageMain, work, settings, List.of(), env, jvm);
         started.add(child);
         return child.start();
     }

@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
             OverheadCommand.class,
             ExperimentCommand.class,
             ChaosCommand.class,
+            FuzzCommand.class,
             UpCommand.class,
             VerifyCommand.class,
             SqlCommand.class,

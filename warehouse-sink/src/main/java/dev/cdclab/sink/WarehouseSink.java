@@ -439,10 +439,39 @@ public final class WarehouseSink implements AutoCloseable {
 
     private int warehouseCommits;
 
+    /** {@link IntervalGate#settingsChanges()} when this sink last looked. */
+    private int settingsChanges;
+
+    /**
+     * Follows the net-change app restarted with other window settings: bounds said before are in
+     * another unit, so the applied bound starts again, and changes written ahead under the old
+     * settings are rolled back and read again (their interval's end is said in the old unit).
+     */
+    private void followSettings() {
+        if (gate.settingsChanges() == settingsChanges) {
+            return;
+        }
+        settingsChanges = gate.settingsChanges();
+        LOG.info(
+                "The net-change app's windows changed ({}): bounds from now on are said in their"
+                        + " unit",
+                gate.settings());
+        appliedThrough = Long.MIN_VALUE;
+        committedThrough = Long.MIN_VALUE;
+        if (streamedChanges > 0) {
+            rollBackStreamed(List.of());
+        }
+    }
+
     private void applyReady() throws SQLException {
+        followSettings();
         if (sharingNow()) {
             stageReady();
             commitStaged();
+            long limit = config.get(SinkConfig.BUFFER_BYTES);
+            while (gate.heldBytes() > limit && stageAhead()) {
+                // until the held records fit
+            }
             stats.setHeld(gate.held());
             return;
         }
@@ -557,49 +586,177 @@ public final class WarehouseSink implements AutoCloseable {
         }
         List<IntervalGate.Released<TopicPartition>> ready = gate.releaseRead(bound);
         stopOnTruncateIfAsked(ready.stream().map(IntervalGate.Released::change).toList());
-        List<StagingArea.Entry> entries = new ArrayList<>(ready.size());
-        for (IntervalGate.Released<TopicPartition> r : ready) {
-            entries.add(
+        Map<Integer, Long> through = new HashMap<>();
+        for (TopicPartition tp : consumer.assignment()) {
+            through.put(tp.partition(), bound);
+        }
+        staging.stage(entries(ready), through, gate.sourceTime(), gate.settings(), false);
+        gate.committed();
+        appliedThrough = bound;
+        commitOffsetsIfDue();
+    }
+
+    private static List<StagingArea.Entry> entries(
+            List<IntervalGate.Released<TopicPartition>> released) {
+        List<StagingArea.Entry> out = new ArrayList<>(released.size());
+        for (IntervalGate.Released<TopicPartition> r : released) {
+            out.add(
                     new StagingArea.Entry(
                             r.partition().partition(),
                             r.offset(),
                             r.change().intervalEndMs(),
                             NetChangeCodec.encode(r.change())));
         }
-        Map<Integer, Long> through = new HashMap<>();
-        for (TopicPartition tp : consumer.assignment()) {
-            through.put(tp.partition(), bound);
-        }
-        staging.stage(entries, through, gate.sourceTime());
-        gate.committed();
-        appliedThrough = bound;
-        commitOffsetsIfDue();
+        return out;
     }
+
+    /**
+     * Stages the earliest interval held before the bound reaches it, to free the memory it holds: a
+     * large transaction passes through a sink that shares the partitions in bounded memory. The
+     * committer takes it once every partition is staged through it; staged, it is durable, so its
+     * offsets may be committed.
+     */
+    private boolean stageAhead() throws SQLException {
+        IntervalGate.OldestRead<TopicPartition> oldest = gate.releaseOldestRead();
+        List<IntervalGate.Released<TopicPartition>> released = oldest.released();
+        if (released.isEmpty()) {
+            return false;
+        }
+        stopOnTruncateIfAsked(released.stream().map(IntervalGate.Released::change).toList());
+        staging.stage(entries(released), Map.of(), gate.sourceTime(), gate.settings(), true);
+        gate.committed();
+        LOG.debug(
+                "Held net changes passed {} bytes: staged {} of the interval ending at {} ahead",
+                config.get(SinkConfig.BUFFER_BYTES),
+                released.size(),
+                oldest.intervalEndMs());
+        return true;
+    }
+
+    /** Changes the committer reads from the staging area and writes at a time. */
+    static final int COMMIT_CHUNK = 5_000;
 
     /**
      * As the committer: applies every change staged through the interval end all partitions are
      * staged through, in one warehouse transaction that also removes them from the staging area.
+     * They are read and written a chunk at a time, so a large transaction needs no more memory than
+     * a chunk. A chunk the warehouse refuses has its refused changes dead-lettered and removed from
+     * the staging area; the next round applies the rest.
      */
     private void commitStaged() throws SQLException {
         if (!staging.committer()) {
             return;
         }
         StagingArea.Bound b = staging.bound(partitionCount);
-        if (b == null || b.throughMs() <= committedThrough) {
+        if (b == null) {
+            return;
+        }
+        if (!b.windows().equals(committedWindows)) {
+            // staged under other window settings before: in this unit from now on
+            long adopted = staging.adopt(b);
+            if (adopted > 0) {
+                LOG.info(
+                        "Brought {} staged change(s) over to the new window settings ({})",
+                        adopted,
+                        b.windows());
+            }
+            committedWindows = b.windows();
+            committedThrough = Long.MIN_VALUE;
+        }
+        if (b.throughMs() <= committedThrough) {
             return;
         }
         long t0 = System.nanoTime();
-        List<IntervalRecord> ready = new ArrayList<>();
-        for (StagingArea.Entry e : staging.take(b.throughMs())) {
-            ready.add((IntervalRecord) NetChangeCodec.decode(e.record()));
-        }
-        if (ready.isEmpty()) {
+        if (staging.take(b) == 0) {
             advanceIdle(b.sourceMs());
-        } else {
-            recordApplied(ready, writer.apply(ready, b.sourceMs()), t0, b.sourceMs());
-            haltIfAsked();
+            committedThrough = b.throughMs();
+            return;
         }
+        long rows = 0;
+        LatencyRecorder.Pending times = new LatencyRecorder.Pending();
+        Map<String, long[]> tables = new HashMap<>();
+        StagingArea.Entry after = null;
+        List<StagingArea.Entry> page;
+        do {
+            page = staging.page(after, COMMIT_CHUNK);
+            if (page.isEmpty()) {
+                break;
+            }
+            after = page.get(page.size() - 1);
+            List<IntervalRecord> chunk = new ArrayList<>(page.size());
+            for (StagingArea.Entry e : page) {
+                chunk.add((IntervalRecord) NetChangeCodec.decode(e.record()));
+            }
+            try {
+                rows += writer.write(chunk);
+            } catch (SQLException | RuntimeException e) {
+                if (deadLetterStaged(page, chunk, e)) {
+                    return;
+                }
+                throw e;
+            }
+            for (NetChange c : changesOf(chunk)) {
+                times.add(c);
+                long[] n = tables.computeIfAbsent(c.table(), t -> new long[2]);
+                n[0]++;
+                n[1] += c.rawChanges();
+            }
+        } while (page.size() == COMMIT_CHUNK);
+        Map<String, Long> folded = writer.foldedSoFar();
+        long committedAt = writer.commit(b.sourceMs());
+        stats.applyTook((System.nanoTime() - t0) / 1_000_000);
+        latency.recordAll(times, committedAt);
+        tables.forEach((table, n) -> stats.applied(table, folded.getOrDefault(table, 0L), n[1]));
+        stats.tableEvents(writer.tablesEmptied(), writer.keylessUnmatched());
+        stats.batch(rows, b.sourceMs());
+        progressSavedNanos = System.nanoTime();
+        haltIfAsked();
         committedThrough = b.throughMs();
+    }
+
+    /** The window settings the committer's bounds were last said in. */
+    private String committedWindows = "";
+
+    /**
+     * After the warehouse refused a chunk of staged changes (the transaction rolled back, so they
+     * are staged still): dead-letters the changes it refuses and removes them from the staging
+     * area. False when errors are not tolerated, or the failure was not about values.
+     */
+    private boolean deadLetterStaged(
+            List<StagingArea.Entry> page, List<IntervalRecord> chunk, Exception failure)
+            throws SQLException {
+        if (config.get(SinkConfig.ERRORS_TOLERANCE) == SinkConfig.ErrorTolerance.NONE) {
+            return false;
+        }
+        List<WarehouseWriter.Refused> refused = writer.refused(chunk);
+        if (refused.isEmpty()) {
+            return false;
+        }
+        java.util.Map<IntervalRecord, StagingArea.Entry> entryOf =
+                new java.util.IdentityHashMap<>();
+        for (int i = 0; i < chunk.size(); i++) {
+            entryOf.put(chunk.get(i), page.get(i));
+        }
+        if (deadLetters == null) {
+            deadLetters = new DeadLetterWriter(config);
+        }
+        List<StagingArea.Entry> drop = new ArrayList<>();
+        for (WarehouseWriter.Refused r : refused) {
+            NetChange c = r.change();
+            String reason =
+                    "the warehouse refused " + c.table() + " key " + c.key() + ": " + r.reason();
+            deadLetters.write(c, reason);
+            stats.countRefused();
+            drop.add(entryOf.get(c));
+            LOG.warn("Dead-lettered a staged change the warehouse refused: {}", reason);
+        }
+        staging.discard(drop);
+        LOG.warn(
+                "{} staged change(s) refused by the warehouse ({}); applying the rest without"
+                        + " them",
+                refused.size(),
+                failure.getMessage());
+        return true;
     }
 
     private static List<NetChange> changesOf(List<IntervalRecord> records) {

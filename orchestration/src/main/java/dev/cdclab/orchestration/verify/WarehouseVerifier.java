@@ -105,7 +105,10 @@ public final class WarehouseVerifier {
         return new VerificationResult(results);
     }
 
-    /** Why tables no longer follow the source, as the sink recorded it; empty where it recorded none. */
+    /**
+     * Why tables no longer follow the source, as the sink recorded it; empty where it recorded
+     * none.
+     */
     private static Map<TableName, String> divergedTables(Connection wh) throws SQLException {
         Map<TableName, String> out = new java.util.HashMap<>();
         if (!warehouseHas(wh, "cdc_lab", "table_state")) {

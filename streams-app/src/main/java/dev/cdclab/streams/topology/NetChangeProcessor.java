@@ -923,6 +923,9 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
             return interval;
         }
         stats.countLate();
+        if (replayInItsOwnWindow(ev)) {
+            return interval;
+        }
         long now = System.currentTimeMillis();
         if (now - lastLateWarning > 10_000) {
             lastLateWarning = now;
@@ -940,9 +943,22 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
     /** As {@link #intervalOf}, for an event placed after a change already counted. */
     private Interval place(ChangeEvent ev) {
         Interval interval = policy.assign(ev, openKey);
-        return policy.isClosed(interval, closedThrough)
+        return policy.isClosed(interval, closedThrough) && !replayInItsOwnWindow(ev)
                 ? policy.earliestOpen(closedThrough)
                 : interval;
+    }
+
+    /**
+     * Whether a change whose window is closed keeps that window: with a window per transaction (its
+     * partition in commit order) such a change is read again after the task was restored, and its
+     * first copy may never have reached Kafka (its partition offline past the delivery timeout,
+     * while the marker closing the window reached the others). Moved to a later window, it would
+     * split its transaction across two warehouse transactions; in its own, the marker that closes
+     * it on its partition comes after it.
+     */
+    private boolean replayInItsOwnWindow(ChangeEvent ev) {
+        return policy instanceof WindowPolicy.TransactionWindows
+                && ev.windowKey() != Long.MIN_VALUE;
     }
 
     private void fold(ChangeEvent ev, Record<byte[], byte[]> record) {

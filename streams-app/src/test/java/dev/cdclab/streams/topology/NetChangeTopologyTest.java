@@ -72,6 +72,31 @@ class NetChangeTopologyTest {
         }
     }
 
+    /**
+     * A task restored after a net-change partition was offline past the delivery timeout reads
+     * again a change whose window its restored bound says is closed (the marker reached the other
+     * partitions, the change did not reach its own). With a window per transaction it keeps its
+     * transaction's window: moved to a later one, a sink whose bound stopped between the two would
+     * show half the transaction.
+     */
+    @Test
+    void aChangeReadAgainAfterItsWindowClosedKeepsItsTransactionsWindow() {
+        try (TopologyHarness h = harness(Map.of("interval", "0", "behind.lag", "0"))) {
+            long lsn = h.change('c', null, row(1, "a", 1), 11, T0 + 100);
+            byte[] again = h.events().change('c', null, row(1, "a", 1), lsn, 11, T0 + 100);
+            h.change('c', null, row(2, "b", 1), 13, T0 + 200);
+            h.send(h.events().key(1), again, T0 + 110);
+            h.change('c', null, row(3, "c", 1), 14, T0 + 300);
+            List<NetChange> ofEleven =
+                    h.changes().stream().filter(c -> c.transaction().equals("11")).toList();
+            assertThat(ofEleven).hasSize(2);
+            assertThat(ofEleven)
+                    .extracting(NetChange::intervalStartMs)
+                    .as("both copies in the transaction's own window")
+                    .containsOnly(ofEleven.get(0).intervalStartMs());
+        }
+    }
+
     @ParameterizedTest(name = "{0} -> {1}")
     @MethodSource("sequences")
     void foldsOneKeyInsideOneInterval(String ops, NetOperation expected, String finalName) {

@@ -2,6 +2,7 @@ package dev.cdclab.sink.gate;
 
 import dev.cdclab.change.IntervalMarker;
 import dev.cdclab.change.IntervalRecord;
+import dev.cdclab.change.WindowSettings;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -144,9 +145,17 @@ public final class IntervalGate<P> {
                                 + " partitions, interval, grace and mode");
             }
             if (s.settings != null) {
-                // bounds said under other settings are not comparable: every task marks again
+                // bounds said under other settings are not comparable: every task marks again,
+                // and the changes held are placed in the windows they fall in under the new
+                // settings (those emitted before the restart whose windows no marker closed: the
+                // rest of their transactions come under the new ones)
                 s.closedThrough.clear();
                 s.sourceMs.clear();
+                WindowSettings now = WindowSettings.of(marker.windows());
+                if (now != null) {
+                    s.held.replaceAll(h -> new Held(h.offset(), now.place(h.change()), h.bytes()));
+                }
+                settingsChanges++;
             }
             s.previousSettings = s.settings;
             s.settings = settings;
@@ -158,6 +167,34 @@ public final class IntervalGate<P> {
                 s.previousSettings = null;
             }
         }
+    }
+
+    private int settingsChanges;
+
+    /**
+     * How many times a partition's markers changed settings: a bound said before a change is in
+     * another unit (commit time, or a place in the commit order) than one said after it.
+     */
+    public int settingsChanges() {
+        return settingsChanges;
+    }
+
+    /**
+     * The settings every assigned partition's markers say, or null while they differ (the
+     * net-change app restarting with new ones): no bound holds across them. The empty string when
+     * the markers say none.
+     */
+    public String settings() {
+        String common = null;
+        for (PartitionState s : partitions.values()) {
+            String here = s.settings == null ? "" : s.settings;
+            if (common == null) {
+                common = here;
+            } else if (!common.equals(here)) {
+                return null;
+            }
+        }
+        return common == null ? "" : common;
     }
 
     /** Markers of tasks running with different settings. */
@@ -174,7 +211,7 @@ public final class IntervalGate<P> {
      * until every task has marked every partition.
      */
     public long bound() {
-        if (partitions.isEmpty()) {
+        if (partitions.isEmpty() || settings() == null) {
             return Long.MIN_VALUE;
         }
         long bound = Long.MAX_VALUE;
@@ -257,25 +294,37 @@ public final class IntervalGate<P> {
      * committable until {@link #committed()}. Empty when nothing is held.
      */
     public Oldest releaseOldest() {
+        OldestRead<P> read = releaseOldestRead();
+        List<IntervalRecord> out = new ArrayList<>(read.released().size());
+        read.released().forEach(r -> out.add(r.change()));
+        return new Oldest(out, read.intervalEndMs());
+    }
+
+    /** Changes of one interval released early, with where each was read, and its end. */
+    public record OldestRead<P>(List<Released<P>> released, long intervalEndMs) {}
+
+    /** As {@link #releaseOldest}, with the partition and offset each change was read at. */
+    public OldestRead<P> releaseOldestRead() {
         long end = Long.MAX_VALUE;
         for (PartitionState s : partitions.values()) {
             for (Held h : s.held) {
                 end = Math.min(end, h.change().intervalEndMs());
             }
         }
-        List<IntervalRecord> out = new ArrayList<>();
-        for (PartitionState s : partitions.values()) {
+        List<Released<P>> out = new ArrayList<>();
+        for (var e : partitions.entrySet()) {
+            PartitionState s = e.getValue();
             for (Iterator<Held> it = s.held.iterator(); it.hasNext(); ) {
                 Held h = it.next();
                 if (h.change().intervalEndMs() == end) {
-                    out.add(h.change());
+                    out.add(new Released<>(e.getKey(), h.offset(), h.change()));
                     heldBytes -= h.bytes();
                     uncommitted(s, h);
                     it.remove();
                 }
             }
         }
-        return new Oldest(out, end);
+        return new OldestRead<>(out, end);
     }
 
     /** The warehouse transaction holding the released changes committed. */

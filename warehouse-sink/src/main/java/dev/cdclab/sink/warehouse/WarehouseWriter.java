@@ -89,6 +89,11 @@ public final class WarehouseWriter implements AutoCloseable {
         return tablesEmptied;
     }
 
+    /** Per table, the changes written into the open transaction once folded per key. */
+    public Map<String, Long> foldedSoFar() {
+        return new HashMap<>(folded);
+    }
+
     /** Rows left out as over {@code max.row.bytes}, so far. */
     public long rowsTooLarge() {
         return rowsTooLarge;
@@ -309,6 +314,7 @@ public final class WarehouseWriter implements AutoCloseable {
         written.putAll(writing);
         writing.clear();
         folded.clear();
+        followedInTransaction.clear();
         return System.currentTimeMillis();
     }
 
@@ -442,6 +448,7 @@ public final class WarehouseWriter implements AutoCloseable {
     }
 
     private void forgetCaches() {
+        followedInTransaction.clear();
         pendingMerges.clear();
         folded.clear();
         writing.clear();
@@ -679,6 +686,13 @@ public final class WarehouseWriter implements AutoCloseable {
                 following.put(c.name(), c);
             }
             followedSchema = newest.schema().id();
+            followedInTransaction.put(table, new Followed(following, followedSchema));
+        } else if (followedInTransaction.containsKey(table)) {
+            // the open transaction made the table follow a newer schema a write ago (a committer
+            // writing a large transaction a chunk at a time): older changes are cast to it
+            Followed f = followedInTransaction.get(table);
+            following = f.columns();
+            followedSchema = f.schemaId();
         }
         int i = 0;
         while (i < changes.size()) {
@@ -705,6 +719,12 @@ public final class WarehouseWriter implements AutoCloseable {
         }
         return written;
     }
+
+    /** The columns a table follows, by name, and their schema's id. */
+    private record Followed(Map<String, ColumnSpec> columns, long schemaId) {}
+
+    /** Tables the open transaction made follow a newer schema. */
+    private final Map<TableName, Followed> followedInTransaction = new HashMap<>();
 
     /**
      * How changes made under {@code columns} (schema {@code schemaId}) are written: as they are

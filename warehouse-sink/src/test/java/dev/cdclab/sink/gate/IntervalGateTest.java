@@ -96,6 +96,65 @@ class IntervalGateTest {
         assertThat(g.bound()).isEqualTo(2_000);
     }
 
+    /**
+     * The net-change app restarted from fixed intervals to transaction windows: the bound's unit
+     * changes from commit times to places in the commit order. No bound mixes the two (one
+     * partition switched, the other not yet), the changes held from before are placed in the
+     * windows they fall in now, and they are released with the first bound that covers them.
+     */
+    @Test
+    void aChangeOfWindowSettingsPlacesHeldChangesInTheNewUnit() {
+        IntervalGate<String> g = new IntervalGate<>();
+        g.assign(List.of("p0", "p1"));
+        for (String p : List.of("p0", "p1")) {
+            g.mark(p, 0, marker(0, 1_700_000_001_000L, ONE_SECOND));
+            g.mark(p, 1, marker(1, 1_700_000_001_000L, ONE_SECOND));
+        }
+        assertThat(g.bound()).isEqualTo(1_700_000_001_000L);
+        // emitted under one-second windows, in a window no marker closed before the restart:
+        // its transaction follows the commit at 0x1000
+        NetChange orphan =
+                new NetChange(
+                        "public.t",
+                        NetOperation.INSERT,
+                        new com.fasterxml.jackson.databind.ObjectMapper()
+                                .createObjectNode()
+                                .put("id", 1),
+                        null,
+                        null,
+                        List.of(),
+                        Schemas.describe(List.of()),
+                        1_700_000_001_000L,
+                        1_700_000_002_000L,
+                        SourcePosition.postgres(0x1000, 0x1010),
+                        SourcePosition.postgres(0x1000, 0x1010),
+                        "7",
+                        1_700_000_001_500L,
+                        1,
+                        false,
+                        NetChangeMode.ALL,
+                        new StageTimes(0, 0, 0, 0),
+                        null);
+        g.add("p0", 2, orphan);
+        int before = g.settingsChanges();
+        g.mark("p0", 3, marker(0, 0x1000, TX_WINDOWS));
+        g.mark("p0", 4, marker(1, 0x1000, TX_WINDOWS));
+        assertThat(g.settingsChanges()).isEqualTo(before + 1);
+        assertThat(g.bound()).as("p1 still says commit times").isEqualTo(Long.MIN_VALUE);
+        g.mark("p1", 2, marker(0, 0x1000, TX_WINDOWS));
+        g.mark("p1", 3, marker(1, 0x1000, TX_WINDOWS));
+        assertThat(g.bound()).isEqualTo(0x1000);
+        assertThat(g.release(g.bound())).as("its transaction's window is still open").isEmpty();
+        g.mark("p0", 5, marker(0, 0x1001, TX_WINDOWS));
+        g.mark("p0", 6, marker(1, 0x1001, TX_WINDOWS));
+        g.mark("p1", 4, marker(0, 0x1001, TX_WINDOWS));
+        g.mark("p1", 5, marker(1, 0x1001, TX_WINDOWS));
+        List<IntervalRecord> out = g.release(g.bound());
+        assertThat(out)
+                .singleElement()
+                .satisfies(r -> assertThat(r.intervalEndMs()).isEqualTo(0x1001));
+    }
+
     @Test
     void nothingIsReleasedUntilEveryTaskMarkedEveryPartition() {
         IntervalGate<String> g = new IntervalGate<>();

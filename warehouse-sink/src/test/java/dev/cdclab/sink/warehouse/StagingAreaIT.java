@@ -75,12 +75,19 @@ class StagingAreaIT {
         String topic = "t-" + System.nanoTime();
         try (WarehouseWriter w = writer(freshDatabase())) {
             StagingArea area = w.stagingArea(topic);
-            area.stage(List.of(entry(0, 0, 100, 1)), Map.of(0, 100L), 1_000);
+            area.stage(List.of(entry(0, 0, 100, 1)), Map.of(0, 100L), 1_000, W, false);
             assertThat(area.bound(2)).as("partition 1 not staged yet").isNull();
-            area.stage(List.of(entry(1, 0, 100, 2)), Map.of(1, 300L), 3_000);
-            assertThat(area.bound(2)).isEqualTo(new StagingArea.Bound(100, 1_000));
-            area.stage(List.of(), Map.of(0, 50L), 500);
+            area.stage(List.of(entry(1, 0, 100, 2)), Map.of(1, 300L), 3_000, W, false);
+            assertThat(area.bound(2)).isEqualTo(new StagingArea.Bound(100, 1_000, W));
+            area.stage(List.of(), Map.of(0, 50L), 500, W, false);
             assertThat(area.bound(2).throughMs()).as("a bound never goes back").isEqualTo(100);
+            // the net-change app restarted with transaction windows: partition 0 first
+            area.stage(List.of(), Map.of(0, 7L), 4_000, PER_TRANSACTION, false);
+            assertThat(area.bound(2)).as("the partitions' bounds are in two units").isNull();
+            area.stage(List.of(), Map.of(1, 5L), 4_000, PER_TRANSACTION, false);
+            assertThat(area.bound(2))
+                    .as("a bound in the new unit replaces the old one")
+                    .isEqualTo(new StagingArea.Bound(5, 4_000, PER_TRANSACTION));
         }
     }
 
@@ -93,18 +100,25 @@ class StagingAreaIT {
             area.stage(
                     List.of(entry(1, 7, 100, 2), entry(0, 3, 100, 1), entry(0, 4, 200, 3)),
                     Map.of(0, 200L, 1, 100L),
-                    1_000);
+                    1_000,
+                    W,
+                    false);
             // read again after a rebalance: staged once
-            area.stage(List.of(entry(0, 3, 100, 1)), Map.of(0, 200L), 1_000);
+            area.stage(List.of(entry(0, 3, 100, 1)), Map.of(0, 200L), 1_000, W, false);
 
-            List<StagingArea.Entry> taken = area.take(100);
-            assertThat(taken)
+            StagingArea.Bound through100 = new StagingArea.Bound(100, 1_000, W);
+            assertThat(area.take(through100)).isEqualTo(2);
+            assertThat(area.page(null, 1))
                     .extracting(e -> e.partition() + "@" + e.offset())
-                    .containsExactly("0@3", "1@7");
+                    .containsExactly("0@3");
+            assertThat(area.page(new StagingArea.Entry(0, 3, 0, null), 10))
+                    .extracting(e -> e.partition() + "@" + e.offset())
+                    .containsExactly("1@7");
             w.rollback();
             assertThat(staged(url, topic)).as("rolled back: still staged").isEqualTo(3);
 
-            taken = area.take(100);
+            area.take(through100);
+            List<StagingArea.Entry> taken = area.page(null, 100);
             List<IntervalRecord> records =
                     taken.stream()
                             .map(e -> (IntervalRecord) NetChangeCodec.decode(e.record()))
@@ -115,6 +129,10 @@ class StagingAreaIT {
             assertThat(count(url, "SELECT count(*) FROM public.accounts")).isEqualTo(2);
         }
     }
+
+    private static final String W = "partitions=2 interval=1000ms grace=100ms mode=all";
+    private static final String PER_TRANSACTION =
+            "partitions=2 interval=0 (a window per transaction) mode=all";
 
     private static long staged(String url, String topic) throws Exception {
         return count(
