@@ -418,11 +418,16 @@ public final class PostgresCapture implements CaptureSource {
                 "CREATE TABLE IF NOT EXISTS "
                         + DDL_TABLE
                         + " (id BIGSERIAL PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL,"
-                        + " new_name TEXT, at TIMESTAMPTZ NOT NULL DEFAULT now(), old_column TEXT,"
-                        + " new_column TEXT)");
-        // a log made before column renames were followed
-        s.execute("ALTER TABLE " + DDL_TABLE + " ADD COLUMN IF NOT EXISTS old_column TEXT");
-        s.execute("ALTER TABLE " + DDL_TABLE + " ADD COLUMN IF NOT EXISTS new_column TEXT");
+                        + " new_name TEXT, at TIMESTAMPTZ NOT NULL DEFAULT now())");
+        // a log made before columns were followed
+        s.execute(
+                "ALTER TABLE "
+                        + DDL_TABLE
+                        + " ADD COLUMN IF NOT EXISTS old_column TEXT, ADD COLUMN IF NOT EXISTS"
+                        + " new_column TEXT, ADD COLUMN IF NOT EXISTS type_name TEXT, ADD COLUMN IF"
+                        + " NOT EXISTS type_mod INTEGER, ADD COLUMN IF NOT EXISTS type_text TEXT,"
+                        + " ADD COLUMN IF NOT EXISTS default_text TEXT, ADD COLUMN IF NOT EXISTS"
+                        + " volatile_default BOOLEAN");
         s.execute(
                 "CREATE TABLE IF NOT EXISTS "
                         + TABLE_NAMES
@@ -430,17 +435,20 @@ public final class PostgresCapture implements CaptureSource {
         s.execute(
                 "CREATE TABLE IF NOT EXISTS "
                         + COLUMN_NAMES
-                        + " (relid OID, attnum SMALLINT, name TEXT NOT NULL, PRIMARY KEY (relid,"
-                        + " attnum))");
+                        + " (relid OID, attnum SMALLINT, name TEXT NOT NULL, type TEXT, PRIMARY KEY"
+                        + " (relid, attnum))");
+        s.execute("ALTER TABLE " + COLUMN_NAMES + " ADD COLUMN IF NOT EXISTS type TEXT");
         s.execute(
                 "INSERT INTO "
                         + COLUMN_NAMES
-                        + " SELECT a.attrelid, a.attnum, a.attname FROM pg_attribute a JOIN pg_class"
-                        + " c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace"
-                        + " WHERE c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped"
-                        + " AND n.nspname IN ("
+                        + " SELECT a.attrelid, a.attnum, a.attname, format_type(a.atttypid,"
+                        + " a.atttypmod) FROM pg_attribute a JOIN pg_class c ON c.oid ="
+                        + " a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE"
+                        + " c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped AND"
+                        + " n.nspname IN ("
                         + schemas
-                        + ") ON CONFLICT (relid, attnum) DO UPDATE SET name = EXCLUDED.name");
+                        + ") ON CONFLICT (relid, attnum) DO UPDATE SET name = EXCLUDED.name, type"
+                        + " = EXCLUDED.type");
         s.execute(
                 "INSERT INTO "
                         + TABLE_NAMES
@@ -457,45 +465,13 @@ public final class PostgresCapture implements CaptureSource {
                                 + " r.relname); END IF;"
                         : "";
         s.execute(
-                "CREATE OR REPLACE FUNCTION "
-                        + lab
-                        + ".capture_ddl() RETURNS event_trigger LANGUAGE plpgsql"
-                        + DEFINER
-                        + " AS $$ DECLARE r"
-                        + " record; col record; old text; nm text; BEGIN FOR r IN SELECT d.objid, c.relname,"
-                        + " c.relreplident, n.nspname FROM pg_event_trigger_ddl_commands() d JOIN"
-                        + " pg_class c ON c.oid = d.objid JOIN pg_namespace n ON n.oid ="
-                        + " c.relnamespace WHERE d.classid = 'pg_class'::regclass AND c.relkind IN"
-                        + " ('r', 'p') AND n.nspname IN ("
-                        + schemas
-                        + ") LOOP"
-                        + keyless
-                        + " nm := r.nspname || '.' || r.relname; SELECT name INTO old FROM "
-                        + TABLE_NAMES
-                        + " WHERE relid = r.objid; IF old IS NULL THEN INSERT INTO "
-                        + TABLE_NAMES
-                        + " VALUES (r.objid, nm); ELSIF old <> nm THEN INSERT INTO "
-                        + DDL_TABLE
-                        + " (kind, name, new_name) VALUES ('rename', old, nm); UPDATE "
-                        + TABLE_NAMES
-                        + " SET name = nm WHERE relid = r.objid; END IF;"
-                        // a column keeps its number when renamed: a new name at a known number
-                        // is a rename, logged at this point of the transaction
-                        + " FOR col IN SELECT a.attname AS now, k.name AS was FROM pg_attribute a"
-                        + " JOIN "
-                        + COLUMN_NAMES
-                        + " k ON k.relid = a.attrelid AND k.attnum = a.attnum WHERE a.attrelid ="
-                        + " r.objid AND a.attnum > 0 AND NOT a.attisdropped AND a.attname <> k.name"
-                        + " ORDER BY a.attnum LOOP INSERT INTO "
-                        + DDL_TABLE
-                        + " (kind, name, new_name, old_column, new_column) VALUES"
-                        + " ('rename_column', nm, nm, col.was, col.now); END LOOP; DELETE FROM "
-                        + COLUMN_NAMES
-                        + " WHERE relid = r.objid; INSERT INTO "
-                        + COLUMN_NAMES
-                        + " SELECT a.attrelid, a.attnum, a.attname FROM pg_attribute a WHERE"
-                        + " a.attrelid = r.objid AND a.attnum > 0 AND NOT a.attisdropped; END LOOP;"
-                        + " END $$");
+                DdlTriggerSql.captureDdl()
+                        .replace("${lab}", lab)
+                        .replace("${schemas}", schemas)
+                        .replace("${keyless}", keyless)
+                        .replace("${table_names}", TABLE_NAMES)
+                        .replace("${column_names}", COLUMN_NAMES)
+                        .replace("${ddl}", DDL_TABLE));
         s.execute(
                 "CREATE OR REPLACE FUNCTION "
                         + lab

@@ -93,7 +93,12 @@ public final class NetChangeCodec {
                 }
                 if (e.column() != null) {
                     g.writeStringField("column", e.column());
-                    g.writeStringField("new_column", e.newColumn());
+                    if (e.newColumn() != null) {
+                        g.writeStringField("new_column", e.newColumn());
+                    }
+                }
+                if (e.detail() != null) {
+                    g.writeStringField("detail", e.detail());
                 }
                 g.writeEndObject();
                 g.writeEndObject();
@@ -299,7 +304,8 @@ public final class NetChangeCodec {
                                 required(interval, "end_ms").asLong(),
                                 e.hasNonNull("new_name") ? e.get("new_name").asText() : null,
                                 e.hasNonNull("column") ? e.get("column").asText() : null,
-                                e.hasNonNull("new_column") ? e.get("new_column").asText() : null);
+                                e.hasNonNull("new_column") ? e.get("new_column").asText() : null,
+                                e.hasNonNull("detail") ? e.get("detail").asText() : null);
                     }
                     case "after" -> f.after = image(p, t, value, "after");
                     case "before" -> f.before = image(p, t, value, "before");

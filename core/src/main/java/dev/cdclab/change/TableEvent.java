@@ -18,6 +18,9 @@ import java.util.Locale;
  *     the key of the row left out; null otherwise
  * @param newColumn that column's name after it; for {@link Kind#ROW_TOO_LARGE}, the row's size in
  *     bytes; null otherwise
+ * @param detail for {@link Kind#ADD_COLUMN} and {@link Kind#ALTER_COLUMN_TYPE}, the column's source
+ *     type and, for an added column, the value the rows there were get, as JSON ({@code
+ *     {"type_name":"int4","type_mod":-1,"default":"0"}}); null otherwise
  */
 public record TableEvent(
         Kind kind,
@@ -29,8 +32,35 @@ public record TableEvent(
         long intervalEndMs,
         String newName,
         String column,
-        String newColumn)
+        String newColumn,
+        String detail)
         implements IntervalRecord {
+
+    /** An event without a column's detail. */
+    public TableEvent(
+            Kind kind,
+            String table,
+            String position,
+            String transaction,
+            long commitMs,
+            long intervalStartMs,
+            long intervalEndMs,
+            String newName,
+            String column,
+            String newColumn) {
+        this(
+                kind,
+                table,
+                position,
+                transaction,
+                commitMs,
+                intervalStartMs,
+                intervalEndMs,
+                newName,
+                column,
+                newColumn,
+                null);
+    }
 
     /** An event that renames no column. */
     public TableEvent(
@@ -97,14 +127,28 @@ public record TableEvent(
          * A change of one row over the pipeline's {@code max.row.bytes}: it was left out (and
          * dead-lettered), so the table no longer equals the source.
          */
-        ROW_TOO_LARGE;
+        ROW_TOO_LARGE,
+        /**
+         * {@code ALTER TABLE ... ADD COLUMN}: the column {@link TableEvent#column()} is there from
+         * the position on, the rows there were holding its default ({@link TableEvent#detail()}).
+         */
+        ADD_COLUMN,
+        /**
+         * {@code ALTER TABLE ... ALTER COLUMN ... TYPE}: the column {@link TableEvent#column()} has
+         * the type {@link TableEvent#detail()} names from the position on.
+         */
+        ALTER_COLUMN_TYPE;
 
         /**
          * True for an event the changes around it must be applied on either side of: it changes
          * what a table name, or a column name, refers to.
          */
         public boolean structural() {
-            return this == RENAME || this == DROP || this == RENAME_COLUMN;
+            return this == RENAME
+                    || this == DROP
+                    || this == RENAME_COLUMN
+                    || this == ADD_COLUMN
+                    || this == ALTER_COLUMN_TYPE;
         }
 
         /** The name in the record format. */

@@ -103,6 +103,7 @@ public final class WindowSettings {
                 end,
                 e.newName(),
                 e.column(),
-                e.newColumn());
+                e.newColumn(),
+                e.detail());
     }
 }

@@ -709,6 +709,8 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                     case "drop" -> TableEvent.Kind.DROP;
                     case "snapshot" -> TableEvent.Kind.SNAPSHOT;
                     case "rename_column" -> TableEvent.Kind.RENAME_COLUMN;
+                    case "add_column" -> TableEvent.Kind.ADD_COLUMN;
+                    case "alter_type" -> TableEvent.Kind.ALTER_COLUMN_TYPE;
                     default -> null;
                 };
         boolean needsDetail = k == TableEvent.Kind.RENAME || k == TableEvent.Kind.SNAPSHOT;
@@ -724,6 +726,28 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                         || !newColumn.isTextual())) {
             return;
         }
+        boolean typed = k == TableEvent.Kind.ADD_COLUMN || k == TableEvent.Kind.ALTER_COLUMN_TYPE;
+        if (typed && (newColumn == null || !newColumn.isTextual())) {
+            return;
+        }
+        String detail = null;
+        if (typed) {
+            com.fasterxml.jackson.databind.node.ObjectNode d =
+                    com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+            for (String f :
+                    List.of(
+                            "type_name",
+                            "type_mod",
+                            "type_text",
+                            "default_text",
+                            "volatile_default")) {
+                JsonNode v = ev.after().get(f);
+                if (v != null && !v.isNull()) {
+                    d.set(f, v);
+                }
+            }
+            detail = d.toString();
+        }
         Interval interval = intervalOf(ev);
         TableEvent event =
                 new TableEvent(
@@ -735,8 +759,11 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                         interval.startMs(),
                         interval.endMs(),
                         k == TableEvent.Kind.RENAME ? newName.asText() : null,
-                        k == TableEvent.Kind.RENAME_COLUMN ? column.asText() : null,
-                        k == TableEvent.Kind.RENAME_COLUMN ? newColumn.asText() : null);
+                        k == TableEvent.Kind.RENAME_COLUMN
+                                ? column.asText()
+                                : typed ? newColumn.asText() : null,
+                        k == TableEvent.Kind.RENAME_COLUMN ? newColumn.asText() : null,
+                        detail);
         context.forward(
                 new Record<>(
                         NetChangeCodec.key(event),
@@ -749,7 +776,9 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                         ? "RENAME to " + newName.asText()
                         : k == TableEvent.Kind.RENAME_COLUMN
                                 ? "RENAME COLUMN " + column.asText() + " to " + newColumn.asText()
-                                : k.code(),
+                                : typed
+                                        ? k.code() + " " + newColumn.asText() + " " + detail
+                                        : k.code(),
                 name.asText(),
                 event.position());
     }

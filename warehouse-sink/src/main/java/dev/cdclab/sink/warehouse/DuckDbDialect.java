@@ -400,6 +400,7 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
         shared = null;
         rowEstimates.clear();
         indexed.clear();
+        modified.clear();
     }
 
     @Override
@@ -596,6 +597,7 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
             List<StagedRow> rows,
             boolean newer)
             throws SQLException {
+        modified.add(t);
         String signature = signature(t, columns);
         Staging st = stagings.get(signature);
         try (Statement s = c.createStatement()) {
@@ -663,6 +665,7 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
      */
     @Override
     public long mergeAll(Connection c, List<MergeRequest> merges) throws SQLException {
+        merges.forEach(m -> modified.add(m.table()));
         // each merge's slot in the shared staging table; -1 for one that fills unchanged columns
         int[] slots = new int[merges.size()];
         boolean[] deletes = new boolean[merges.size()];
@@ -995,11 +998,107 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
             throws SQLException {
         // DuckDB does not alter an indexed table; the index comes back with the next merge
         dropKeyIndexes(c, t, null);
-        return super.changeColumnType(c, t, col, oldType);
+        if (!modified.contains(t)) {
+            return super.changeColumnType(c, t, col, oldType);
+        }
+        String type = sqlType(ColumnKind.of(col), col);
+        String q = quote(col.name());
+        if (castsInPlace(c, t, col.name(), type)) {
+            rebuild(c, t, Map.of(col.name(), "CAST(" + q + " AS " + type + ") AS " + q), null);
+            return null;
+        }
+        String aside = asideName(c, t, col, oldType);
+        renameColumn(c, t, col.name(), aside);
+        rebuild(c, t, Map.of(), "CAST(NULL AS " + type + ") AS " + q);
+        return aside;
+    }
+
+    /**
+     * A column added: the statements prepared for the table are planned against its old shape, and
+     * DuckDB refuses to commit what they write ("another transaction has altered this table").
+     */
+    @Override
+    public void addColumn(Connection c, TableName t, ColumnSpec col, String value)
+            throws SQLException {
+        forgetPrepared();
+        if (!modified.contains(t)) {
+            super.addColumn(c, t, col, value);
+            if (value != null && ColumnKind.of(col) == ColumnKind.ARRAY) {
+                // its rows were updated
+                modified.add(t);
+            }
+            return;
+        }
+        ColumnKind kind = ColumnKind.of(col);
+        String expr =
+                value == null
+                        ? "CAST(NULL AS " + sqlType(kind, col) + ")"
+                        : cast(MergeSql.literal(value), kind, col);
+        rebuild(c, t, Map.of(), expr + " AS " + quote(col.name()));
+    }
+
+    /** Tables whose rows the open transaction deleted or replaced. */
+    private final Set<TableName> modified = new HashSet<>();
+
+    /**
+     * DuckDB cannot commit a transaction that deleted or updated rows of a table and then added a
+     * column to it or changed a column's type ("Attempting to modify table ... but another
+     * transaction has altered this table"; a rename is fine). Such a table is rebuilt instead, in
+     * the same transaction: a copy with the new shape takes its name.
+     *
+     * @param replaced columns whose value is computed, by name: the expression, with its alias
+     * @param added a column added last, as an expression with its alias; null for none
+     */
+    private void rebuild(Connection c, TableName t, Map<String, String> replaced, String added)
+            throws SQLException {
+        dropKeyIndexes(c, t, null);
+        StringBuilder select = new StringBuilder();
+        for (String name : existingColumns(c, t).keySet()) {
+            select.append(select.length() == 0 ? "" : ", ")
+                    .append(replaced.getOrDefault(name, quote(name)));
+        }
+        if (added != null) {
+            select.append(", ").append(added);
+        }
+        TableName copy = new TableName(t.schema(), t.table() + "__cdc_rebuild");
+        try (Statement s = c.createStatement()) {
+            s.execute("DROP TABLE IF EXISTS " + MergeSql.qualified(copy));
+            s.execute(
+                    "CREATE TABLE "
+                            + MergeSql.qualified(copy)
+                            + " AS SELECT "
+                            + select
+                            + " FROM "
+                            + MergeSql.qualified(t));
+            s.execute("DROP TABLE " + MergeSql.qualified(t));
+            s.execute("ALTER TABLE " + MergeSql.qualified(copy) + " RENAME TO " + quote(t.table()));
+        }
+        rowEstimates.remove(t.toString());
+    }
+
+    @Override
+    public void committed() {
+        modified.clear();
+    }
+
+    @Override
+    public KeylessOutcome applyKeyless(
+            Connection c, TableName t, List<ColumnSpec> columns, List<KeylessRow> rows)
+            throws SQLException {
+        modified.add(t);
+        return super.applyKeyless(c, t, columns, rows);
+    }
+
+    @Override
+    public void createTable(Connection c, TableName t, List<ColumnSpec> columns)
+            throws SQLException {
+        forgetPrepared();
+        super.createTable(c, t, columns);
     }
 
     @Override
     public long emptyBefore(Connection c, TableName t, String position) throws SQLException {
+        modified.add(t);
         rowEstimates.remove(t.toString());
         return super.emptyBefore(c, t, position);
     }

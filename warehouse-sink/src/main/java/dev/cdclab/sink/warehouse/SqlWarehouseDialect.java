@@ -148,6 +148,7 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
                         + ", _cdc_lsn = s._lsn, _cdc_commit_ms = s._commit_ms";
         long written = 0;
         long unmatched = 0;
+        int firstUnmatched = -1;
         try (PreparedStatement insert =
                         c.prepareStatement(
                                 "INSERT INTO "
@@ -198,21 +199,25 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
                     delete.setInt(1, i);
                     int n = r.before() == null ? 0 : delete.executeUpdate();
                     written += n;
-                    unmatched += n == 0 ? 1 : 0;
+                    if (n == 0 && unmatched++ == 0) {
+                        firstUnmatched = i;
+                    }
                 } else {
                     update.setInt(1, i);
                     update.setInt(2, i);
                     int n = r.before() == null ? 0 : update.executeUpdate();
                     if (n == 0) {
                         // the old row is not there: the new one still belongs in the table
-                        unmatched++;
+                        if (unmatched++ == 0) {
+                            firstUnmatched = i;
+                        }
                         n = insertRange(insert, i, i);
                     }
                     written += n;
                 }
             }
         }
-        return new KeylessOutcome(written, unmatched);
+        return new KeylessOutcome(written, unmatched, firstUnmatched);
     }
 
     private static int insertRange(PreparedStatement insert, int from, int to) throws SQLException {
@@ -444,17 +449,7 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
                                 + ")");
                 return null;
             }
-            String aside =
-                    col.name()
-                            + "__was_"
-                            + normalizedType(oldType)
-                                    .toLowerCase(java.util.Locale.ROOT)
-                                    .replaceAll("[^a-z0-9]+", "_");
-            Map<String, String> existing = existingColumns(c, t);
-            String name = aside;
-            for (int i = 2; existing.containsKey(name); i++) {
-                name = aside + "_" + i;
-            }
+            String name = asideName(c, t, col, oldType);
             s.execute(
                     "ALTER TABLE "
                             + MergeSql.qualified(t)
@@ -465,6 +460,23 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
             s.execute("ALTER TABLE " + MergeSql.qualified(t) + " ADD COLUMN " + q + " " + type);
             return name;
         }
+    }
+
+    /** The name a column whose values do not cast to its new type is kept under. */
+    protected String asideName(Connection c, TableName t, ColumnSpec col, String oldType)
+            throws SQLException {
+        String aside =
+                col.name()
+                        + "__was_"
+                        + normalizedType(oldType)
+                                .toLowerCase(java.util.Locale.ROOT)
+                                .replaceAll("[^a-z0-9]+", "_");
+        Map<String, String> existing = existingColumns(c, t);
+        String name = aside;
+        for (int i = 2; existing.containsKey(name); i++) {
+            name = aside + "_" + i;
+        }
+        return name;
     }
 
     @Override
@@ -519,7 +531,17 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
 
     @Override
     public void addColumn(Connection c, TableName t, ColumnSpec col) throws SQLException {
+        addColumn(c, t, col, defaultText(col));
+    }
+
+    @Override
+    public void addColumn(Connection c, TableName t, ColumnSpec col, String value)
+            throws SQLException {
         lockCatalog(c);
+        ColumnKind kind = ColumnKind.of(col);
+        // an array's cast is a subquery (PostgreSQL) or a lambda, which a DEFAULT cannot hold:
+        // the rows there are get the value by an UPDATE
+        boolean inDefault = value != null && kind != ColumnKind.ARRAY;
         try (Statement s = c.createStatement()) {
             s.execute(
                     "ALTER TABLE "
@@ -527,31 +549,36 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
                             + " ADD COLUMN IF NOT EXISTS "
                             + quote(col.name())
                             + " "
-                            + sqlType(ColumnKind.of(col), col)
-                            + defaultClause(col));
+                            + sqlType(kind, col)
+                            + (inDefault
+                                    ? " DEFAULT " + cast(MergeSql.literal(value), kind, col)
+                                    : ""));
+            if (value != null && !inDefault) {
+                s.execute(
+                        "UPDATE "
+                                + qualified(t)
+                                + " SET "
+                                + quote(col.name())
+                                + " = "
+                                + cast(MergeSql.literal(value), kind, col));
+            }
         }
     }
 
     /**
-     * {@code DEFAULT <value>} for a column the source declares with one: the rows that were there
-     * before the column was added hold it, in the source and so in the warehouse.
+     * The value, as staged text, of a column the source declares with a {@code DEFAULT}: the rows
+     * that were there before the column was added hold it, in the source and so in the warehouse.
+     * Null for none.
      */
-    String defaultClause(ColumnSpec col) {
+    String defaultText(ColumnSpec col) {
         if (col.defaultJson() == null) {
-            return "";
+            return null;
         }
-        ColumnKind kind = ColumnKind.of(col);
-        if (kind == ColumnKind.ARRAY) {
-            // an array's cast is a subquery (PostgreSQL) or a lambda, which a DEFAULT cannot hold
-            return "";
-        }
-        String text;
         try {
-            text = ValueText.of(col, kind, MAPPER.readTree(col.defaultJson()));
+            return ValueText.of(col, ColumnKind.of(col), MAPPER.readTree(col.defaultJson()));
         } catch (IOException e) {
             throw new UncheckedIOException("default of column " + col.name(), e);
         }
-        return text == null ? "" : " DEFAULT " + cast(MergeSql.literal(text), kind, col);
     }
 
     /**

@@ -44,8 +44,15 @@ public interface WarehouseDialect {
      */
     void createTable(Connection c, TableName table, List<ColumnSpec> columns) throws SQLException;
 
-    /** Adds a column that appeared at the source. */
+    /** Adds a column that appeared at the source, its rows holding its declared default. */
     void addColumn(Connection c, TableName table, ColumnSpec column) throws SQLException;
+
+    /**
+     * Adds a column whose rows there were hold {@code value} (staged text, as {@link ValueText}
+     * writes it; null for NULL).
+     */
+    void addColumn(Connection c, TableName table, ColumnSpec column, String value)
+            throws SQLException;
 
     /**
      * Stages the rows and merges them into the table in the current transaction: deletes remove the
@@ -136,8 +143,13 @@ public interface WarehouseDialect {
             Connection c, TableName table, List<ColumnSpec> columns, List<KeylessRow> rows)
             throws SQLException;
 
-    /** What {@link #applyKeyless} did. */
-    record KeylessOutcome(long rowsWritten, long unmatched) {}
+    /**
+     * What {@link #applyKeyless} did.
+     *
+     * @param firstUnmatched the index of the first change that found no row equal to its old image;
+     *     -1 when every one found its row
+     */
+    record KeylessOutcome(long rowsWritten, long unmatched, int firstUnmatched) {}
 
     /**
      * Removes every row written before {@code position} (and rows without a position), and the
@@ -185,6 +197,9 @@ public interface WarehouseDialect {
 
     /** The transaction was rolled back: forget what was created in it. */
     default void rolledBack() {}
+
+    /** The transaction committed. */
+    default void committed() {}
 
     /** Records how far the warehouse is complete, in the current transaction. */
     void saveProgress(Connection c, long appliedThroughMs, long committedAtMs) throws SQLException;

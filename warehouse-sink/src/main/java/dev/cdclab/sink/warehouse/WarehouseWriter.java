@@ -293,7 +293,8 @@ public final class WarehouseWriter implements AutoCloseable {
                 e.intervalEndMs(),
                 e.newName(),
                 e.column(),
-                e.newColumn());
+                e.newColumn(),
+                e.detail());
     }
 
     /**
@@ -307,6 +308,7 @@ public final class WarehouseWriter implements AutoCloseable {
             db().saveProgress(connection, appliedThroughMs, System.currentTimeMillis());
             pruneTombstonesIfDue(appliedThroughMs);
             connection.commit();
+            dialect.committed();
         } catch (SQLException | RuntimeException e) {
             rollbackAfter(e);
             throw e;
@@ -474,10 +476,19 @@ public final class WarehouseWriter implements AutoCloseable {
         forgetCaches();
     }
 
-    /** Applies a rename or drop of a table, or a rename of a column, at its position. */
+    /** Applies a rename or drop of a table, or a change of a column, at its position. */
     private void applyStructural(TableEvent e) throws SQLException {
         TableName table = TableName.of(e.table());
         TableState state = state(table);
+        if (e.kind() == TableEvent.Kind.ADD_COLUMN
+                || e.kind() == TableEvent.Kind.ALTER_COLUMN_TYPE) {
+            if (!state.schemaAtOrAfter(e.position()) && tableExists(table)) {
+                state = columnEvent(table, state, e);
+                forget(table);
+                saveState(table, state.followingSchemaAt(e.position()));
+            }
+            return;
+        }
         if (e.kind() == TableEvent.Kind.RENAME_COLUMN) {
             if (state.schemaAtOrAfter(e.position())) {
                 return; // applied already, or the table follows a newer schema
@@ -522,6 +533,65 @@ public final class WarehouseWriter implements AutoCloseable {
                 saveState(table, state.movedTo(e.position(), null));
             }
         }
+    }
+
+    /**
+     * A column added, or retyped, at the source while no row of its table changed (the next change
+     * would have brought it): the warehouse follows at the DDL's position. An added column's rows
+     * hold its default; one whose default the warehouse cannot be given (volatile, or of a kind it
+     * cannot read) holds NULL, and the table is marked.
+     *
+     * @return the table's state, marked where it no longer follows the source
+     */
+    private TableState columnEvent(TableName table, TableState state, TableEvent e)
+            throws SQLException {
+        SourceColumnType.Detail d = SourceColumnType.detail(e.detail());
+        ColumnSpec col = SourceColumnType.spec(e.column(), d);
+        Map<String, String> cols = columns(table);
+        String have = cols.get(col.name());
+        if (e.kind() == TableEvent.Kind.ADD_COLUMN) {
+            if (have != null) {
+                return state;
+            }
+            String value = null;
+            String lost = null;
+            if (d.volatileDefault()) {
+                lost = "its DEFAULT is volatile: each row had a value of its own";
+            } else {
+                try {
+                    value = SourceColumnType.staged(col, d.defaultText());
+                } catch (IllegalArgumentException unreadable) {
+                    lost = unreadable.getMessage();
+                }
+            }
+            db().addColumn(connection, table, col, value);
+            LOG.info("Added column {} to warehouse table {}, as the source did", col.name(), table);
+            if (lost != null) {
+                String why =
+                        "column "
+                                + col.name()
+                                + " added at "
+                                + e.position()
+                                + " holds NULL in rows not written since ("
+                                + lost
+                                + ")";
+                LOG.warn("Warehouse table {}: {}", table, why);
+                return state.diverging(
+                        state.diverged() == null ? why : state.diverged() + "; " + why);
+            }
+            return state;
+        }
+        String wanted = dialect.sqlType(ColumnKind.of(col), col);
+        if (have != null && !dialect.sameType(have, wanted)) {
+            String aside = db().changeColumnType(connection, table, col, have);
+            LOG.info(
+                    "Column {} of warehouse table {} changed type to {}, as the source did{}",
+                    col.name(),
+                    table,
+                    wanted,
+                    aside == null ? "" : " (old values kept in " + aside + ")");
+        }
+        return state;
     }
 
     /**
@@ -630,21 +700,10 @@ public final class WarehouseWriter implements AutoCloseable {
             }
         }
         long written = 0;
-        if (emptyAt != null && !state.staleAfterEmptying(emptyAt)) {
-            if (tableExists(table)) {
-                long started = System.nanoTime();
-                long removed = db().emptyBefore(connection, table, emptyAt);
-                written += removed;
-                LOG.info(
-                        "Removed {} rows of {} written before {} in {} ms",
-                        removed,
-                        table,
-                        emptyAt,
-                        (System.nanoTime() - started) / 1_000_000);
-            }
-            state = state.emptied(emptyAt);
-            tablesEmptied++;
-        }
+        // the table's shape first: DuckDB cannot add a column to a table it deleted rows of in
+        // the same transaction
+        boolean emptying = emptyAt != null && !state.staleAfterEmptying(emptyAt);
+        String emptied = emptying ? emptyAt : state.emptiedAt();
         if (state.diverged() != null) {
             // after a TRUNCATE left unapplied the warehouse may still hold a row the source
             // inserts again: every insert replaces
@@ -654,8 +713,7 @@ public final class WarehouseWriter implements AutoCloseable {
                                     ? BatchFolder.withOp(c, NetOperation.UPDATE)
                                     : c);
         }
-        if (state.emptiedAt() != null) {
-            String emptied = state.emptiedAt();
+        if (emptied != null) {
             changes.removeIf(c -> c.position().compareTo(emptied) <= 0);
         }
         boolean anyKeyless = false;
@@ -693,6 +751,21 @@ public final class WarehouseWriter implements AutoCloseable {
             Followed f = followedInTransaction.get(table);
             following = f.columns();
             followedSchema = f.schemaId();
+        }
+        if (emptying) {
+            if (tableExists(table)) {
+                long started = System.nanoTime();
+                long removed = db().emptyBefore(connection, table, emptyAt);
+                written += removed;
+                LOG.info(
+                        "Removed {} rows of {} written before {} in {} ms",
+                        removed,
+                        table,
+                        emptyAt,
+                        (System.nanoTime() - started) / 1_000_000);
+            }
+            state = state.emptied(emptyAt);
+            tablesEmptied++;
         }
         int i = 0;
         while (i < changes.size()) {
@@ -841,11 +914,16 @@ public final class WarehouseWriter implements AutoCloseable {
             keylessWritten += out.rowsWritten();
             if (out.unmatched() > 0) {
                 keylessUnmatched += out.unmatched();
+                NetChange first = group.get(Math.max(0, out.firstUnmatched()));
+                String image = String.valueOf(first.before());
                 LOG.warn(
                         "{} change(s) of {} (no key) found no warehouse row equal to their old"
-                                + " image; the warehouse table differs from the source",
+                                + " image; the warehouse table differs from the source (the first"
+                                + " at {}: {})",
                         out.unmatched(),
-                        table);
+                        table,
+                        first.position(),
+                        image.length() > 500 ? image.substring(0, 500) + "..." : image);
             }
         }
         return last == null || last.equals(through) ? null : last;
