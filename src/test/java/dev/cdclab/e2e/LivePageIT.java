@@ -230,6 +230,7 @@ class LivePageIT {
         HttpResponse<String> r =
                 http.send(
                         HttpRequest.newBuilder(URI.create(admin + "/query"))
+                                .header("Authorization", "Bearer " + up.adminToken())
                                 .POST(
                                         HttpRequest.BodyPublishers.ofString(
                                                 "SELECT count(*) FROM " + table))
@@ -242,7 +243,9 @@ class LivePageIT {
     private String get(String path) throws IOException, InterruptedException {
         HttpResponse<String> r =
                 http.send(
-                        HttpRequest.newBuilder(URI.create(admin + path)).build(),
+                        HttpRequest.newBuilder(URI.create(admin + path))
+                                .header("Authorization", "Bearer " + up.adminToken())
+                                .build(),
                         HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).isEqualTo(200);
         return r.body();
@@ -305,7 +308,10 @@ class LivePageIT {
                                 "--user-data-dir=" + Files.createTempDirectory(dir, "chromium"),
                                 "--virtual-time-budget=5000"));
         cmd.addAll(List.of(extra));
-        cmd.add(admin + "/");
+        // the address up printed: the page takes its token from it
+        String page = up.printedPageUrl();
+        assertThat(page).startsWith(admin + "/#token=");
+        cmd.add(page);
         Process p =
                 new ProcessBuilder(cmd).redirectError(dir.resolve("chromium.err").toFile()).start();
         byte[] out = p.getInputStream().readAllBytes();

@@ -199,6 +199,28 @@ abstract class RealStatementsContract {
     }
 
     @Test
+    void keysChangedInsideTransactionsKeyEachChangeAsTheTableWasWhenItWasMade() throws Exception {
+        script("/sql/real/keys-in-transactions.sql");
+        assertSameOnBothSides(
+                "SELECT id, v, count(*) FROM public.kt_dropped GROUP BY id, v ORDER BY id, v");
+        assertSameOnBothSides("SELECT id, v FROM public.kt_added ORDER BY id");
+        assertSameOnBothSides("SELECT a, b, v FROM public.kt_swapped ORDER BY a, b");
+        assertThat(verified("public.kt_dropped").comparedAs()).isEqualTo("rows (no key)");
+        assertThat(verified("public.kt_added").comparedAs()).isEqualTo("key (id)");
+        assertThat(verified("public.kt_swapped").comparedAs()).isEqualTo("key (a, b)");
+        assertThat(lab().pipeline().sink().failure()).isEmpty();
+    }
+
+    @Test
+    void typesChangedInsideATransactionKeepTheValuesWrittenBeforeTheChange() throws Exception {
+        script("/sql/real/types-in-transactions.sql");
+        assertSameOnBothSides(
+                "SELECT id, b, CAST(d AS text), n, s FROM public.tt_types ORDER" + " BY id");
+        verified("public.tt_types");
+        assertThat(lab().pipeline().sink().failure()).isEmpty();
+    }
+
+    @Test
     void partitionedTablesLandAsOneTableUnderTheRootsName() throws Exception {
         script("/sql/real/partitions.sql");
         assertSameOnBothSides("SELECT id, CAST(day AS text), v FROM public.pa_events ORDER BY id");

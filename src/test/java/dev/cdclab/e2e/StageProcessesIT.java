@@ -40,7 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
 class StageProcessesIT {
     private static final Pattern COMMAND =
             Pattern.compile(
-                    "^\\s+(?:CDCLAB_WAREHOUSE_PASSWORD=(\\S+) )?\\./cdc-lab (streams|sink)(.*)$");
+                    "^\\s+CDCLAB_ADMIN_TOKEN=(\\S+) (?:CDCLAB_WAREHOUSE_PASSWORD=(\\S+) )?"
+                            + "(?:CDCLAB_QUERY_PASSWORD=(\\S+) )?\\./cdc-lab (streams|sink)(.*)$");
     private static final Pattern SETTING = Pattern.compile("-D '([^']*)'");
 
     @TempDir Path dir;
@@ -75,7 +76,8 @@ class StageProcessesIT {
                     new TestHelper.RunningUp(
                             running.get(0),
                             endpoints,
-                            new ObjectMapper().readTree(endpoints.toFile()));
+                            new ObjectMapper().readTree(endpoints.toFile()),
+                            printed);
             String table = "public.staged_" + Long.toHexString(System.nanoTime());
             try (Connection c = up.source();
                     Statement s = c.createStatement()) {
@@ -110,6 +112,8 @@ class StageProcessesIT {
                             "sql",
                             "--admin-url",
                             sink,
+                            "--admin-token-file",
+                            dir.resolve("admin-token").toString(),
                             "--format",
                             "csv",
                             "SELECT count(*) AS n FROM " + table);
@@ -165,7 +169,8 @@ class StageProcessesIT {
                     new TestHelper.RunningUp(
                             running.get(0),
                             endpoints,
-                            new ObjectMapper().readTree(endpoints.toFile()));
+                            new ObjectMapper().readTree(endpoints.toFile()),
+                            printed);
             String table = "public.verified_" + Long.toHexString(System.nanoTime());
             try (Connection c = up.source();
                     Statement s = c.createStatement()) {
@@ -230,21 +235,39 @@ class StageProcessesIT {
         for (String line : printed.toString(StandardCharsets.UTF_8).split("\n")) {
             Matcher m = COMMAND.matcher(line);
             if (m.matches()) {
-                List<String> stage = new ArrayList<>(List.of(m.group(2)));
-                Matcher s = SETTING.matcher(m.group(3));
+                List<String> stage = new ArrayList<>(List.of(m.group(4)));
+                Matcher s = SETTING.matcher(m.group(5));
                 while (s.find()) {
                     stage.add("-D");
                     stage.add(s.group(1));
                 }
-                if (m.group(1) != null) {
+                // the environment a user's shell would give, as a setting and a token file
+                if (m.group(2) != null) {
                     stage.add("-D");
-                    stage.add("warehouse.password=" + m.group(1));
+                    stage.add("warehouse.password=" + m.group(2));
                 }
-                commands.put(m.group(2), stage);
+                if (m.group(3) != null) {
+                    stage.add("-D");
+                    stage.add("query.password=" + m.group(3));
+                }
+                stage.add("--admin-token-file");
+                stage.add(tokenFile(m.group(1)).toString());
+                commands.put(m.group(4), stage);
             }
         }
         assertThat(commands).as("up printed a streams and a sink command").hasSize(2);
         return commands;
+    }
+
+    /** A file holding the stages' admin token, as a user would keep it. */
+    private Path tokenFile(String token) {
+        Path f = dir.resolve("admin-token");
+        try {
+            Files.writeString(f, token + "\n");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return f;
     }
 
     /** Runs a stage command on a free admin port; returns its admin URL. */

@@ -111,7 +111,33 @@ final class TestHelper {
      * @param endpointsFile the file it wrote
      * @param endpoints that file's content
      */
-    record RunningUp(CompletableFuture<Integer> exit, Path endpointsFile, JsonNode endpoints) {
+    record RunningUp(
+            CompletableFuture<Integer> exit,
+            Path endpointsFile,
+            JsonNode endpoints,
+            java.io.ByteArrayOutputStream printed) {
+        /** What {@code up} printed so far. */
+        String printedText() {
+            synchronized (printed) {
+                return printed.toString(StandardCharsets.UTF_8);
+            }
+        }
+
+        /** The admin endpoint's token, from the endpoints file. */
+        String adminToken() {
+            return endpoints.get("admin_token").asText();
+        }
+
+        /** The live page's address as {@code up} printed it, its token included. */
+        String printedPageUrl() {
+            for (String line : printedText().split("\n")) {
+                if (line.strip().startsWith("live page")) {
+                    return line.strip().substring("live page".length()).strip();
+                }
+            }
+            throw new AssertionError("up printed no live page address: " + printedText());
+        }
+
         /** A connection to its source, as a user's client would open one. */
         Connection source() throws SQLException {
             return DriverManager.getConnection(
@@ -140,13 +166,58 @@ final class TestHelper {
                                 "--work-dir",
                                 dir.resolve("up").toString()));
         args.addAll(List.of(extra));
-        CompletableFuture<Integer> exit =
-                CompletableFuture.supplyAsync(
-                        () -> dev.cdclab.cli.CdcLab.execute(args.toArray(String[]::new)));
-        await().atMost(Duration.ofSeconds(180))
-                .until(() -> Files.exists(endpoints) || exit.isDone());
+        // what up prints goes on to standard output, and is kept for the test to read
+        java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream original = System.out;
+        java.io.PrintStream tee =
+                new java.io.PrintStream(
+                        new java.io.OutputStream() {
+                            @Override
+                            public void write(int b) {
+                                original.write(b);
+                                synchronized (printed) {
+                                    if (printed.size() < 1 << 20) {
+                                        printed.write(b);
+                                    }
+                                }
+                            }
+
+                            @Override
+                            public void write(byte[] b, int off, int len) {
+                                original.write(b, off, len);
+                                synchronized (printed) {
+                                    if (printed.size() < 1 << 20) {
+                                        printed.write(b, off, len);
+                                    }
+                                }
+                            }
+                        },
+                        true,
+                        StandardCharsets.UTF_8);
+        System.setOut(tee);
+        CompletableFuture<Integer> exit;
+        try {
+            exit =
+                    CompletableFuture.supplyAsync(
+                            () -> dev.cdclab.cli.CdcLab.execute(args.toArray(String[]::new)));
+            await().atMost(Duration.ofSeconds(180))
+                    .until(
+                            () ->
+                                    (Files.exists(endpoints)
+                                                    && printed(printed).contains("Ctrl-C to stop"))
+                                            || exit.isDone());
+        } finally {
+            System.setOut(original);
+        }
         assertThat(exit.isDone()).as("up exited early").isFalse();
-        return new RunningUp(exit, endpoints, new ObjectMapper().readTree(endpoints.toFile()));
+        return new RunningUp(
+                exit, endpoints, new ObjectMapper().readTree(endpoints.toFile()), printed);
+    }
+
+    private static String printed(java.io.ByteArrayOutputStream printed) {
+        synchronized (printed) {
+            return printed.toString(StandardCharsets.UTF_8);
+        }
     }
 
     /** Runs statements in one source transaction. */

@@ -48,6 +48,9 @@ class TypeMappingIT {
             }
         }
         assertThat(types)
+                .containsEntry("f4", "FLOAT")
+                .containsEntry("f8", "DOUBLE")
+                .containsEntry("a_f8", "DOUBLE[]")
                 .containsEntry("a_d", "DATE[]")
                 .containsEntry("a_i4", "INTEGER[]")
                 .containsEntry("a_num", "DECIMAL(12,3)[]")

@@ -41,6 +41,8 @@ class TypeMappingPostgresWarehouseIT {
             }
         }
         assertThat(types)
+                .containsEntry("f4", "float4")
+                .containsEntry("f8", "float8")
                 .containsEntry("a_d", "_date")
                 .containsEntry("a_num", "_numeric")
                 .containsEntry("a_tstz", "_timestamptz")

@@ -107,6 +107,21 @@ public final class ConnectRestClient {
         send("DELETE", "/connectors/" + name + "/offsets", null, 200);
     }
 
+    /**
+     * Restarts a connector's failed instance and tasks ({@code POST
+     * /connectors/<name>/restart?includeTasks=true&onlyFailed=true}): they resume from the
+     * committed offsets.
+     */
+    public void restartFailed(String name) {
+        send(
+                "POST",
+                "/connectors/" + name + "/restart?includeTasks=true&onlyFailed=true",
+                null,
+                200,
+                202,
+                204);
+    }
+
     /** Connector state and task states, e.g. {@code RUNNING}. */
     public record Status(String connector, List<String> tasks, String trace) {
         public boolean running() {

@@ -449,29 +449,58 @@ public final class PostgresCapture implements CaptureSource {
                         + schemas
                         + ") ON CONFLICT (relid, attnum) DO UPDATE SET name = EXCLUDED.name, type"
                         + " = EXCLUDED.type");
-        s.execute(
-                "INSERT INTO "
-                        + TABLE_NAMES
-                        + " SELECT c.oid, n.nspname || '.' || c.relname FROM pg_class c JOIN"
-                        + " pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p')"
-                        + " AND n.nspname IN ("
-                        + schemas
-                        + ") ON CONFLICT (relid) DO UPDATE SET name = EXCLUDED.name");
+        // a table that loses its key gets REPLICA IDENTITY FULL, marked as set here; one that
+        // gets a key back has it taken back, so its changes are keyed again (and the decoder
+        // tells a FULL change made before the key from one made after: see the
+        // cdc-lab-debezium-postgres module)
         String keyless =
                 keylessFull
-                        ? " IF r.relreplident = 'd' AND NOT EXISTS (SELECT 1 FROM pg_index i WHERE"
-                                + " i.indrelid = r.objid AND i.indisprimary) THEN EXECUTE"
+                        ? " IF r.relreplident = 'd' AND keycols IS NULL THEN EXECUTE"
                                 + " format('ALTER TABLE %I.%I REPLICA IDENTITY FULL', r.nspname,"
-                                + " r.relname); END IF;"
+                                + " r.relname); UPDATE "
+                                + TABLE_NAMES
+                                + " SET full_by_lab = true WHERE relid = r.objid; ELSIF"
+                                + " r.relreplident = 'f' AND keycols IS NOT NULL AND"
+                                + " COALESCE(labfull, false) THEN EXECUTE format('ALTER TABLE %I.%I"
+                                + " REPLICA IDENTITY DEFAULT', r.nspname, r.relname); UPDATE "
+                                + TABLE_NAMES
+                                + " SET full_by_lab = false WHERE relid = r.objid; END IF;"
                         : "";
         s.execute(
+                "ALTER TABLE "
+                        + TABLE_NAMES
+                        + " ADD COLUMN IF NOT EXISTS key_columns TEXT, ADD COLUMN IF NOT EXISTS"
+                        + " full_by_lab BOOLEAN NOT NULL DEFAULT false");
+        String ddlSql =
                 DdlTriggerSql.captureDdl()
                         .replace("${lab}", lab)
                         .replace("${schemas}", schemas)
                         .replace("${keyless}", keyless)
                         .replace("${table_names}", TABLE_NAMES)
                         .replace("${column_names}", COLUMN_NAMES)
-                        .replace("${ddl}", DDL_TABLE));
+                        .replace("${ddl}", DDL_TABLE);
+        s.execute(ddlSql);
+        s.execute(
+                "INSERT INTO "
+                        + TABLE_NAMES
+                        + " (relid, name, key_columns) SELECT c.oid, n.nspname || '.' || c.relname, "
+                        + lab
+                        + ".key_columns(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid ="
+                        + " c.relnamespace WHERE c.relkind IN ('r', 'p') AND n.nspname IN ("
+                        + schemas
+                        + ") ON CONFLICT (relid) DO UPDATE SET name = EXCLUDED.name, key_columns ="
+                        + " EXCLUDED.key_columns");
+        for (var e : keylessTables.entrySet()) {
+            if (e.getValue().startsWith("REPLICA IDENTITY FULL, set by cdc-lab")) {
+                s.execute(
+                        "UPDATE "
+                                + TABLE_NAMES
+                                + " SET full_by_lab = true WHERE relid = '"
+                                + e.getKey().replace("'", "''")
+                                + "'::regclass");
+            }
+        }
+
         s.execute(
                 "CREATE OR REPLACE FUNCTION "
                         + lab

@@ -1,7 +1,18 @@
 -- The event trigger function that logs DDL the warehouse follows, in the DDL's own transaction:
 -- renames of tables; renames, additions and type changes of columns (a column keeps its number
--- when renamed or retyped; a number not known before is an added column). ${...} are filled in
--- by PostgresCapture.
+-- when renamed or retyped; a number not known before is an added column); changes of a table's
+-- primary key. ${...} are filled in by PostgresCapture.
+
+-- A table's primary key columns, quoted, in key order; NULL for none.
+CREATE OR REPLACE FUNCTION ${lab}.key_columns(rel oid) RETURNS text LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp AS $$
+  SELECT string_agg(quote_ident(a.attname), ',' ORDER BY k.ord)
+  FROM pg_index i
+  CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord)
+  JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+  WHERE i.indrelid = rel AND i.indisprimary
+$$;
+
 CREATE OR REPLACE FUNCTION ${lab}.capture_ddl() RETURNS event_trigger LANGUAGE plpgsql
 SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
@@ -14,6 +25,9 @@ DECLARE
   missingval text;
   leaves bigint;
   styles text[];
+  keycols text;
+  oldkey text;
+  labfull boolean;
 BEGIN
   FOR r IN SELECT DISTINCT d.objid, c.relname, c.relreplident, c.relispartition, c.relkind,
         n.nspname
@@ -22,15 +36,27 @@ BEGIN
       JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE d.classid = 'pg_class'::regclass AND c.relkind IN ('r', 'p') AND n.nspname IN (${schemas})
   LOOP
-    ${keyless}
     nm := r.nspname || '.' || r.relname;
-    SELECT name INTO old FROM ${table_names} WHERE relid = r.objid;
+    keycols := ${lab}.key_columns(r.objid);
+    SELECT name, key_columns, full_by_lab INTO old, oldkey, labfull
+      FROM ${table_names} WHERE relid = r.objid;
     IF old IS NULL THEN
-      INSERT INTO ${table_names} VALUES (r.objid, nm);
-    ELSIF old <> nm THEN
-      INSERT INTO ${ddl} (kind, name, new_name) VALUES ('rename', old, nm);
-      UPDATE ${table_names} SET name = nm WHERE relid = r.objid;
+      INSERT INTO ${table_names} (relid, name, key_columns) VALUES (r.objid, nm, keycols);
+    ELSE
+      IF old <> nm THEN
+        INSERT INTO ${ddl} (kind, name, new_name) VALUES ('rename', old, nm);
+        UPDATE ${table_names} SET name = nm WHERE relid = r.objid;
+      END IF;
+      IF oldkey IS DISTINCT FROM keycols THEN
+        -- logged before the identity below changes: that ALTER runs this function again
+        UPDATE ${table_names} SET key_columns = keycols WHERE relid = r.objid;
+        IF NOT r.relispartition THEN
+          INSERT INTO ${ddl} (kind, name, new_name, type_text)
+            VALUES ('key_change', nm, nm, keycols);
+        END IF;
+      END IF;
     END IF;
+    ${keyless}
     IF NOT r.relispartition AND EXISTS (SELECT 1 FROM ${column_names} WHERE relid = r.objid) THEN
       FOR col IN SELECT a.attname, format_type(a.atttypid, a.atttypmod) AS type, t.typname,
             a.atttypmod, a.atthasmissing, a.attmissingval::text AS attmissingval,
@@ -63,7 +89,9 @@ BEGIN
             styles := ARRAY[current_setting('DateStyle'), current_setting('IntervalStyle')];
             PERFORM set_config('DateStyle', 'ISO, YMD', true);
             PERFORM set_config('IntervalStyle', 'iso_8601', true);
-            EXECUTE format('SELECT ($1::%s[])[1]::text', col.type) INTO dflt
+            -- the type's output, as the events carry it (a cast to text drops char(n)'s padding)
+            EXECUTE format('SELECT CASE WHEN ($1::%1$s[])[1] IS NULL THEN NULL'
+                || ' ELSE format(''%%s'', ($1::%1$s[])[1]) END', col.type) INTO dflt
               USING missingval;
             PERFORM set_config('DateStyle', styles[1], true);
             PERFORM set_config('IntervalStyle', styles[2], true);

@@ -2,6 +2,7 @@ package dev.cdclab.cli;
 
 import dev.cdclab.config.Durations;
 import dev.cdclab.lab.report.ProgressLine;
+import dev.cdclab.orchestration.admin.AdminToken;
 import dev.cdclab.orchestration.logging.LogFile;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -27,6 +28,21 @@ final class Commands {
     private static Thread hook;
 
     private Commands() {}
+
+    /**
+     * Prints a stage process's admin token when it made one of its own (no {@value AdminToken#ENV},
+     * no token file): its clients need it, and it goes to the terminal, never to the log.
+     */
+    static void printTokenUnlessGiven(java.io.PrintStream out, AdminToken token, boolean given) {
+        if (!given) {
+            out.println(
+                    "  admin token "
+                            + token.reveal()
+                            + "  (clients send 'Authorization: Bearer <token>'; "
+                            + AdminToken.ENV
+                            + " or --admin-token-file chooses it)");
+        }
+    }
 
     static String currentLogFile() {
         return logFile;

@@ -2,6 +2,7 @@ package dev.cdclab.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cdclab.format.JsonText;
+import dev.cdclab.orchestration.admin.AdminToken;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -30,6 +31,7 @@ import java.util.Map;
  * @param warehouseUser user of a PostgreSQL warehouse the pipeline started, else null
  * @param warehousePassword password of a PostgreSQL warehouse the pipeline started, else null
  * @param adminUrl the pipeline's own status and verification endpoint
+ * @param adminToken the token its clients show
  */
 record Endpoints(
         String sourceJdbcUrl,
@@ -43,7 +45,8 @@ record Endpoints(
         String warehouseUrl,
         String warehouseUser,
         String warehousePassword,
-        String adminUrl) {
+        String adminUrl,
+        String adminToken) {
 
     Map<String, Object> asMap() {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -59,6 +62,7 @@ record Endpoints(
         m.put("warehouse_user", warehouseUser);
         m.put("warehouse_password", warehousePassword);
         m.put("admin_url", adminUrl);
+        m.put("admin_token", adminToken);
         return m;
     }
 
@@ -82,7 +86,12 @@ record Endpoints(
                     "cannot read endpoints file " + file + ": " + e.getMessage());
         }
         String[] required = {
-            "source_jdbc_url", "source_user", "source_password", "warehouse_url", "admin_url"
+            "source_jdbc_url",
+            "source_user",
+            "source_password",
+            "warehouse_url",
+            "admin_url",
+            "admin_token"
         };
         for (String k : required) {
             if (!n.hasNonNull(k)) {
@@ -102,7 +111,8 @@ record Endpoints(
                 n.get("warehouse_url").asText(),
                 n.path("warehouse_user").textValue(),
                 n.path("warehouse_password").textValue(),
-                n.get("admin_url").asText());
+                n.get("admin_url").asText(),
+                n.get("admin_token").asText());
     }
 
     /**
@@ -113,7 +123,7 @@ record Endpoints(
      * @throws IllegalStateException when nothing answers, or the pipeline answers with an error
      */
     JsonNode post(String pathAndQuery, Duration timeout) throws IOException, InterruptedException {
-        return post(adminUrl, pathAndQuery, null, timeout);
+        return post(adminUrl, adminToken, pathAndQuery, null, timeout);
     }
 
     /**
@@ -122,12 +132,14 @@ record Endpoints(
      *
      * @throws IllegalStateException when nothing answers, or it answers with an error
      */
-    static JsonNode post(String adminUrl, String pathAndQuery, String body, Duration timeout)
+    static JsonNode post(
+            String adminUrl, String token, String pathAndQuery, String body, Duration timeout)
             throws IOException, InterruptedException {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         HttpRequest req =
                 HttpRequest.newBuilder(URI.create(adminUrl + pathAndQuery))
                         .timeout(timeout)
+                        .header(AdminToken.HEADER, AdminToken.of(token).bearer())
                         .POST(
                                 body == null
                                         ? HttpRequest.BodyPublishers.noBody()

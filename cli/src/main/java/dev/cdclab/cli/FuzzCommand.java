@@ -4,6 +4,7 @@ import dev.cdclab.chaos.fuzz.FuzzRunner;
 import dev.cdclab.format.JsonText;
 import dev.cdclab.lab.report.Machine;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -77,6 +78,14 @@ final class FuzzCommand implements Callable<Integer> {
     Path reportJson;
 
     @Option(
+            names = "--replay",
+            paramLabel = "FILE",
+            description =
+                    "Run a script an earlier run wrote (script.sql or shrunk.sql) again, with its"
+                            + " seed's settings, instead of generating one; then compare.")
+    Path replay;
+
+    @Option(
             names = "--work-dir",
             paramLabel = "DIR",
             description =
@@ -97,6 +106,13 @@ final class FuzzCommand implements Callable<Integer> {
                             throw new IllegalArgumentException(
                                     "--warehouse: '" + warehouse + "' is not duckdb or postgresql");
                 };
+        if (replay != null && !Files.isReadable(replay)) {
+            throw new IllegalArgumentException("--replay: cannot read " + replay);
+        }
+        if (replay != null && seeds.size() != 1) {
+            throw new IllegalArgumentException(
+                    "--replay: give the one --seed the script was written with");
+        }
         String runId = Commands.newRunId();
         Path work = Commands.workDir(workDir, runId, "fuzz");
         Commands.logTo(work, "cdc-lab.log");
@@ -105,7 +121,8 @@ final class FuzzCommand implements Callable<Integer> {
         for (int i = 0; i < seeds.size(); i++) {
             long seed = seeds.get(i);
             FuzzRunner.Options o =
-                    new FuzzRunner.Options(seed, duration, kind, faults, !noShrink, checkEvery);
+                    new FuzzRunner.Options(
+                            seed, duration, kind, faults, !noShrink, checkEvery, replay);
             FuzzRunner.Result r =
                     FuzzRunner.run(
                             o,

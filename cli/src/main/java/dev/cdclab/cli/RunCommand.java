@@ -13,6 +13,7 @@ import dev.cdclab.load.workload.Workload;
 import dev.cdclab.load.workload.Workloads;
 import dev.cdclab.orchestration.Pipeline;
 import dev.cdclab.orchestration.admin.AdminServer;
+import dev.cdclab.orchestration.admin.AdminToken;
 import dev.cdclab.streams.topology.NetChangeStats;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -167,9 +168,9 @@ final class RunCommand implements Callable<Integer> {
                             + pipelineOptions.infraKind().label()
                             + " PostgreSQL, Kafka, Kafka Connect + Debezium, Streams, sink ...");
             p.start();
-            AdminServer admin = AdminServer.forPipeline(p, adminPort);
+            AdminServer admin = AdminServer.forPipeline(p, adminPort, AdminToken.generate());
             Commands.closeOnShutdown(admin);
-            out.println("live page " + admin.url() + "/  metrics " + admin.url() + "/metrics");
+            out.println("live page " + admin.pageUrl() + "  metrics " + admin.url() + "/metrics");
             Duration snap = p.awaitCaughtUp(catchUpTimeout);
             out.printf(
                     Locale.ROOT,

@@ -69,9 +69,10 @@ final class SinkCommand implements Callable<Integer> {
                         + " -> "
                         + config.get(SinkConfig.WAREHOUSE_URL)
                         + " (Ctrl-C to stop)");
-        AdminServer admin = AdminServer.forSink(sink, stage.adminPort);
+        AdminServer admin = AdminServer.forSink(sink, stage.adminPort, stage.adminToken());
         Commands.closeOnShutdown(admin);
         out.println("  metrics " + admin.url() + "/metrics  query " + admin.url() + "/query");
+        Commands.printTokenUnlessGiven(out, admin.token(), stage.adminTokenGiven());
         Commands.runUntilStopped(
                 out,
                 stopped,

@@ -2,6 +2,7 @@ package dev.cdclab.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cdclab.format.JsonText;
+import dev.cdclab.orchestration.admin.AdminToken;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -65,6 +66,13 @@ final class SqlCommand implements Callable<Integer> {
             description = "At most this many rows (default: ${DEFAULT-VALUE}).")
     int maxRows;
 
+    @Option(
+            names = "--admin-token-file",
+            paramLabel = "FILE",
+            description =
+                    "With --admin-url: the stage's admin token, from a file (else CDCLAB_ADMIN_TOKEN).")
+    java.nio.file.Path adminTokenFile;
+
     @Parameters(paramLabel = "SQL", description = "One SELECT (or WITH, FROM, DESCRIBE, SHOW).")
     String sql;
 
@@ -73,13 +81,27 @@ final class SqlCommand implements Callable<Integer> {
         if (maxRows < 1) {
             throw new IllegalArgumentException("--max-rows must be at least 1");
         }
-        String url =
-                target.adminUrl != null
-                        ? target.adminUrl
-                        : Endpoints.read(target.endpointsFile).adminUrl();
+        String url;
+        String token;
+        if (target.adminUrl != null) {
+            url = target.adminUrl;
+            token = AdminToken.presented(adminTokenFile);
+            if (token == null) {
+                throw new IllegalArgumentException(
+                        "--admin-url needs the stage's admin token, in "
+                                + AdminToken.ENV
+                                + " or --admin-token-file (the sink printed it, or was started"
+                                + " with it)");
+            }
+        } else {
+            Endpoints e = Endpoints.read(target.endpointsFile);
+            url = e.adminUrl();
+            token = e.adminToken();
+        }
         JsonNode n =
                 Endpoints.post(
                         url.replaceAll("/+$", ""),
+                        token,
                         "/query?max_rows=" + maxRows,
                         sql,
                         Duration.ofSeconds(90));

@@ -20,6 +20,25 @@ final class StageOptions {
     int adminPort;
 
     @Option(
+            names = "--admin-token-file",
+            paramLabel = "FILE",
+            description =
+                    "The token this process's admin endpoint asks its clients for, from a file"
+                            + " (else CDCLAB_ADMIN_TOKEN, else a new one, printed).")
+    Path adminTokenFile;
+
+    /** The admin endpoint's token: from --admin-token-file, CDCLAB_ADMIN_TOKEN, or a new one. */
+    dev.cdclab.orchestration.admin.AdminToken adminToken() {
+        return dev.cdclab.orchestration.admin.AdminToken.fromFileOrEnvironmentOrNew(adminTokenFile);
+    }
+
+    /** Whether the token was given (so it is not printed). */
+    boolean adminTokenGiven() {
+        return adminTokenFile != null
+                || System.getenv(dev.cdclab.orchestration.admin.AdminToken.ENV) != null;
+    }
+
+    @Option(
             names = {"-c", "--config"},
             paramLabel = "FILE",
             description = "Properties file with this stage's settings (see 'cdc-lab config').")

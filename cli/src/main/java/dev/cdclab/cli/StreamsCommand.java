@@ -60,9 +60,10 @@ final class StreamsCommand implements Callable<Integer> {
                         + " -> "
                         + config.get(NetChangeConfig.NET_CHANGES_TOPIC)
                         + " (Ctrl-C to stop)");
-        AdminServer admin = AdminServer.forStreams(app, stage.adminPort);
+        AdminServer admin = AdminServer.forStreams(app, stage.adminPort, stage.adminToken());
         Commands.closeOnShutdown(admin);
-        out.println("  metrics " + admin.url() + "/metrics");
+        out.println("  metrics " + admin.url() + "/metrics  status " + admin.url() + "/status");
+        Commands.printTokenUnlessGiven(out, admin.token(), stage.adminTokenGiven());
         Commands.runUntilStopped(
                 out,
                 stopped,

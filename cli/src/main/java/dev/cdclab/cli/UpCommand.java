@@ -4,6 +4,7 @@ import dev.cdclab.format.Numbers;
 import dev.cdclab.lab.report.InfraDescription;
 import dev.cdclab.orchestration.Pipeline;
 import dev.cdclab.orchestration.admin.AdminServer;
+import dev.cdclab.orchestration.admin.AdminToken;
 import dev.cdclab.orchestration.infra.InfraKind;
 import dev.cdclab.orchestration.infra.WarehouseServer;
 import dev.cdclab.sink.SinkConfig;
@@ -103,7 +104,8 @@ final class UpCommand implements Callable<Integer> {
                         + " ...");
         long t0 = System.nanoTime();
         p.start();
-        AdminServer admin = AdminServer.forPipeline(p, adminPort);
+        AdminToken token = AdminToken.fromEnvironmentOrNew();
+        AdminServer admin = AdminServer.forPipeline(p, adminPort, token);
         Commands.closeOnShutdown(admin);
         var src = p.source();
         var wh = p.warehouseServer();
@@ -120,7 +122,8 @@ final class UpCommand implements Callable<Integer> {
                         p.warehouseUrl(),
                         wh != null ? wh.user() : null,
                         wh != null ? wh.password() : null,
-                        admin.url());
+                        admin.url(),
+                        token.reveal());
         if (endpointsFile != null) {
             e.write(endpointsFile);
         }
@@ -171,12 +174,14 @@ final class UpCommand implements Callable<Integer> {
                     wh.user(),
                     WarehouseServer.DATABASE);
         }
-        out.println("  live page         " + e.adminUrl() + "/");
+        out.println("  live page         " + admin.pageUrl());
         out.println("  metrics           " + e.adminUrl() + "/metrics  (Prometheus)");
         out.println(
                 "  admin             "
                         + e.adminUrl()
-                        + "  (POST /query, GET /status, POST /verify, POST /resnapshot?table=)");
+                        + "  (POST /query, GET /status, POST /verify, POST /resnapshot?table=;"
+                        + " 'Authorization: Bearer <token>', the token in the endpoints file and"
+                        + " the live page's address)");
         if (endpointsFile != null) {
             out.println("  endpoints file    " + endpointsFile.toAbsolutePath());
         }
@@ -184,7 +189,12 @@ final class UpCommand implements Callable<Integer> {
         if (p.streams() == null) {
             out.println("  run the net-change app yourself (as many as you like):");
             out.println(
-                    "    ./cdc-lab streams" + setArgs(p.netChangeConfig().raw().toProperties()));
+                    "    "
+                            + AdminToken.ENV
+                            + "="
+                            + token.reveal()
+                            + " ./cdc-lab streams"
+                            + setArgs(p.netChangeConfig().raw().toProperties()));
         }
         if (p.sink() == null) {
             out.println("  run the sink yourself:");
@@ -192,10 +202,20 @@ final class UpCommand implements Callable<Integer> {
             Map<String, String> sinkArgs = new LinkedHashMap<>(p.sinkConfig().raw().toProperties());
             // the password goes in the environment, where the sink looks for it
             sinkArgs.remove(SinkConfig.WAREHOUSE_PASSWORD.key());
+            sinkArgs.remove(SinkConfig.QUERY_PASSWORD.key());
             String password = wh != null ? wh.password() : "...";
+            String queryPassword =
+                    wh != null && sinkArgs.containsKey(SinkConfig.QUERY_USER.key())
+                            ? "CDCLAB_QUERY_PASSWORD=" + wh.readerPassword() + " "
+                            : "";
             out.println(
                     "    "
+                            + AdminToken.ENV
+                            + "="
+                            + token.reveal()
+                            + " "
                             + (needsPassword ? "CDCLAB_WAREHOUSE_PASSWORD=" + password + " " : "")
+                            + queryPassword
                             + "./cdc-lab sink"
                             + setArgs(sinkArgs));
         }

@@ -289,7 +289,8 @@ class CdcLabCliTest {
         Files.writeString(
                 f,
                 "{\"source_jdbc_url\":\"jdbc:postgresql://127.0.0.1:1/x\",\"source_user\":\"u\",\"source_password\":\"p\","
-                        + "\"warehouse_url\":\"jdbc:duckdb:/nope\",\"admin_url\":\"http://127.0.0.1:1\"}");
+                        + "\"warehouse_url\":\"jdbc:duckdb:/nope\",\"admin_url\":\"http://127.0.0.1:1\","
+                        + "\"admin_token\":\"t\"}");
         Result r = run("verify", "--endpoints-file", f.toString());
         assertThat(r.code()).isEqualTo(CdcLab.FAILED);
         assertThat(r.err().strip())

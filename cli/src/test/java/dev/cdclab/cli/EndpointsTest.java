@@ -26,7 +26,8 @@ class EndpointsTest {
                         "jdbc:postgresql://127.0.0.1:5433/warehouse",
                         "postgres",
                         "warehouse-secret",
-                        "http://127.0.0.1:9400");
+                        "http://127.0.0.1:9400",
+                        "admin-token");
         Path f = dir.resolve("endpoints.json");
         e.write(f);
         assertThat(Endpoints.read(f)).isEqualTo(e);
@@ -39,10 +40,22 @@ class EndpointsTest {
                 f,
                 "{\"source_jdbc_url\":\"jdbc:postgresql://127.0.0.1:1/x\",\"source_user\":\"u\","
                         + "\"source_password\":\"p\",\"warehouse_url\":\"jdbc:duckdb:/w.duckdb\","
-                        + "\"admin_url\":\"http://127.0.0.1:1\"}");
+                        + "\"admin_url\":\"http://127.0.0.1:1\",\"admin_token\":\"t\"}");
         Endpoints e = Endpoints.read(f);
         assertThat(e.warehouseUrl()).isEqualTo("jdbc:duckdb:/w.duckdb");
         assertThat(e.warehouseUser()).isNull();
         assertThat(e.warehousePassword()).isNull();
+    }
+
+    @Test
+    void aFileWithoutTheAdminTokenSaysSo() throws Exception {
+        Path f = dir.resolve("no-token.json");
+        Files.writeString(
+                f,
+                "{\"source_jdbc_url\":\"jdbc:postgresql://127.0.0.1:1/x\",\"source_user\":\"u\","
+                        + "\"source_password\":\"p\",\"warehouse_url\":\"jdbc:duckdb:/w.duckdb\","
+                        + "\"admin_url\":\"http://127.0.0.1:1\"}");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Endpoints.read(f))
+                .hasMessageContaining("admin_token");
     }
 }

@@ -137,18 +137,24 @@ public record TableEvent(
          * {@code ALTER TABLE ... ALTER COLUMN ... TYPE}: the column {@link TableEvent#column()} has
          * the type {@link TableEvent#detail()} names from the position on.
          */
-        ALTER_COLUMN_TYPE;
+        ALTER_COLUMN_TYPE,
+        /**
+         * A primary key added, dropped or replaced: the changes before the position are keyed as
+         * the table was, those after it as it is; applied in that order.
+         */
+        KEY_CHANGE;
 
         /**
          * True for an event the changes around it must be applied on either side of: it changes
-         * what a table name, or a column name, refers to.
+         * what a table name, or a column name, refers to, or how a row is told apart.
          */
         public boolean structural() {
             return this == RENAME
                     || this == DROP
                     || this == RENAME_COLUMN
                     || this == ADD_COLUMN
-                    || this == ALTER_COLUMN_TYPE;
+                    || this == ALTER_COLUMN_TYPE
+                    || this == KEY_CHANGE;
         }
 
         /** The name in the record format. */

@@ -144,6 +144,10 @@ public final class ConnectWorker implements AutoCloseable {
                                 .collect(java.util.stream.Collectors.joining(",")));
             }
             w.put("offset.flush.interval.ms", "5000");
+            // a worker that died and comes back joins as a new member: the tasks the old one
+            // held wait this long before they are given out again (Connect's 5 minutes kept the
+            // capture stopped that long after a crash of the only worker)
+            w.put("scheduled.rebalance.max.delay.ms", "10000");
             w.put("connector.client.config.override.policy", "All");
             // secrets stay out of connector configs: ${file:...} and ${env:...} are resolved here
             w.put("config.providers", "file,env");

@@ -291,6 +291,30 @@ public final class Pipeline implements AutoCloseable {
      * does not answer is not reported here: a worker restarts, and catch-up notices one that does
      * not.
      */
+    private final CaptureRestarts captureRestarts = new CaptureRestarts();
+
+    /** How many times a failed connector is restarted before the pipeline stops with it. */
+    static final class CaptureRestarts {
+        static final int MAX = 5;
+        static final Duration WINDOW = Duration.ofMinutes(10);
+        private final java.util.ArrayDeque<Long> at = new java.util.ArrayDeque<>();
+
+        synchronized boolean allow(long nowNanos) {
+            while (!at.isEmpty() && nowNanos - at.peekFirst() > WINDOW.toNanos()) {
+                at.removeFirst();
+            }
+            if (at.size() >= MAX) {
+                return false;
+            }
+            at.addLast(nowNanos);
+            return true;
+        }
+
+        synchronized int used() {
+            return at.size();
+        }
+    }
+
     private void checkCapture() {
         if (connectRest == null) {
             return;
@@ -302,8 +326,20 @@ public final class Pipeline implements AutoCloseable {
             if (status.failed()) {
                 String trace = status.trace() == null ? "failed" : status.trace();
                 int nl = trace.indexOf('\n');
-                throw new StageFailedException(
-                        "capture", nl < 0 ? trace : trace.substring(0, nl), null);
+                String why = nl < 0 ? trace : trace.substring(0, nl);
+                if (!captureRestarts.allow(System.nanoTime())) {
+                    throw new StageFailedException("capture", why, null);
+                }
+                // a task dies of what passes (a broker restarting, fenced): it resumes from its
+                // committed offsets, as after a worker's crash; what fails again and again stops
+                LOG.warn(
+                        "The connector failed ({}); restarting it ({} of {} in {})",
+                        why,
+                        captureRestarts.used(),
+                        CaptureRestarts.MAX,
+                        CaptureRestarts.WINDOW);
+                connectRest.restartFailed(name);
+                return;
             }
             offsets = connectRest.offsets(name);
             lastOffsets = offsets;
@@ -498,7 +534,9 @@ public final class Pipeline implements AutoCloseable {
         return Map.of(
                 SinkConfig.WAREHOUSE_URL.key(), warehouseServer.jdbcUrl(),
                 SinkConfig.WAREHOUSE_USER.key(), warehouseServer.user(),
-                SinkConfig.WAREHOUSE_PASSWORD.key(), warehouseServer.password());
+                SinkConfig.WAREHOUSE_PASSWORD.key(), warehouseServer.password(),
+                SinkConfig.QUERY_USER.key(), WarehouseServer.READER,
+                SinkConfig.QUERY_PASSWORD.key(), warehouseServer.readerPassword());
     }
 
     public String runId() {

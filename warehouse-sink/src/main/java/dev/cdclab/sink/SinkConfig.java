@@ -73,6 +73,21 @@ public final class SinkConfig {
                             "Warehouse password; prefer the CDCLAB_WAREHOUSE_PASSWORD environment"
                                     + " variable.")
                     .build();
+    public static final ConfigOption<String> QUERY_USER =
+            stringOption("query.user")
+                    .description(
+                            "PostgreSQL warehouses: the role the admin endpoint's read-only SQL"
+                                    + " (/query, cdc-lab sql) connects as; one without write"
+                                    + " grants. cdc-lab creates one in a warehouse it starts;"
+                                    + " default the warehouse user, in read-only transactions.")
+                    .build();
+    public static final ConfigOption<String> QUERY_PASSWORD =
+            stringOption("query.password")
+                    .secret()
+                    .description(
+                            "Password of query.user; prefer the CDCLAB_QUERY_PASSWORD environment"
+                                    + " variable.")
+                    .build();
     public static final ConfigOption<Integer> MAX_POLL_RECORDS =
             intOption("max.poll.records")
                     .defaultValue(5000)
@@ -183,6 +198,8 @@ public final class SinkConfig {
                     WAREHOUSE_URL,
                     WAREHOUSE_USER,
                     WAREHOUSE_PASSWORD,
+                    QUERY_USER,
+                    QUERY_PASSWORD,
                     MAX_POLL_RECORDS,
                     POLL_TIMEOUT,
                     OFFSET_COMMIT_INTERVAL,
@@ -220,6 +237,12 @@ public final class SinkConfig {
     public String password() {
         String p = config.get(WAREHOUSE_PASSWORD);
         return p != null ? p : System.getenv("CDCLAB_WAREHOUSE_PASSWORD");
+    }
+
+    /** The query role's password from config, else from {@code CDCLAB_QUERY_PASSWORD}. */
+    public String queryPassword() {
+        String p = config.get(QUERY_PASSWORD);
+        return p != null ? p : System.getenv("CDCLAB_QUERY_PASSWORD");
     }
 
     /** The dead-letter topic of unreadable net-change records. */

@@ -135,7 +135,8 @@ public final class WarehouseSink implements AutoCloseable {
                                     config.password(),
                                     config.get(SinkConfig.TRUNCATE)
                                             == SinkConfig.TruncateHandling.SKIP)
-                            .tombstoneRetention(config.get(SinkConfig.TOMBSTONE_RETENTION));
+                            .tombstoneRetention(config.get(SinkConfig.TOMBSTONE_RETENTION))
+                            .queryAs(config.get(SinkConfig.QUERY_USER), config.queryPassword());
         } catch (SQLException e) {
             throw new IllegalStateException(
                     "cannot open warehouse " + url + ": " + OneLineError.of(e), e);

@@ -6,6 +6,7 @@ import dev.cdclab.chaos.StageProcess;
 import dev.cdclab.chaos.fuzz.FuzzRunner.Warehouse;
 import dev.cdclab.embedded.LoopbackPorts;
 import dev.cdclab.orchestration.Pipeline;
+import dev.cdclab.orchestration.admin.AdminToken;
 import dev.cdclab.orchestration.infra.ChildJvm;
 import dev.cdclab.orchestration.infra.InfraSpec;
 import dev.cdclab.orchestration.infra.ServiceFaults;
@@ -51,6 +52,9 @@ final class FuzzPipeline implements AutoCloseable {
     private WarehouseServer warehouse;
     private Pipeline pipeline;
     private int sinkAdminPort;
+
+    /** The token the sink process's admin endpoint takes, given it in its environment. */
+    private final AdminToken sinkToken = AdminToken.generate();
 
     private FuzzPipeline(Path work, String stageMain, Warehouse kind) {
         this.work = work;
@@ -147,8 +151,12 @@ final class FuzzPipeline implements AutoCloseable {
                         pipeline.sinkConfig().raw().toProperties(),
                         extra,
                         warehouse == null
-                                ? Map.of()
-                                : Map.of("CDCLAB_WAREHOUSE_PASSWORD", warehouse.password()),
+                                ? Map.of(AdminToken.ENV, sinkToken.reveal())
+                                : Map.of(
+                                        "CDCLAB_WAREHOUSE_PASSWORD",
+                                        warehouse.password(),
+                                        AdminToken.ENV,
+                                        sinkToken.reveal()),
                         List.of());
         started.add(s);
         return s;
@@ -228,6 +236,7 @@ final class FuzzPipeline implements AutoCloseable {
                                                     "http://127.0.0.1:"
                                                             + sinkAdminPort
                                                             + "/status"))
+                                    .header(AdminToken.HEADER, sinkToken.bearer())
                                     .timeout(Duration.ofSeconds(5))
                                     .build(),
                             HttpResponse.BodyHandlers.ofString());

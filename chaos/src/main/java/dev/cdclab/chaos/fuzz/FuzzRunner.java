@@ -3,7 +3,10 @@ package dev.cdclab.chaos.fuzz;
 import dev.cdclab.chaos.fuzz.FuzzPipeline.Fault;
 import dev.cdclab.orchestration.verify.TableResult;
 import dev.cdclab.orchestration.verify.VerificationResult;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -45,6 +48,8 @@ public final class FuzzRunner {
      * @param faults whether to kill and restart the pipeline's parts while it writes
      * @param shrink whether to shrink a difference found to a smaller script
      * @param checkEvery how long between two comparisons
+     * @param replay a script written by an earlier run to run again instead of generating one; null
+     *     to generate
      */
     public record Options(
             long seed,
@@ -52,7 +57,8 @@ public final class FuzzRunner {
             Warehouse warehouse,
             boolean faults,
             boolean shrink,
-            Duration checkEvery) {}
+            Duration checkEvery,
+            Path replay) {}
 
     /** What a run did and found. */
     public record Result(
@@ -122,6 +128,10 @@ public final class FuzzRunner {
                 setup.add(st.sql());
             }
         }
+        List<List<String>> replayed = List.of();
+        if (options.replay() != null) {
+            replayed = readScript(options.replay());
+        }
         int partitions = r.nextInt(3) == 0 ? 2 : 1;
         int instances =
                 options.warehouse() == Warehouse.POSTGRESQL && partitions == 2
@@ -160,7 +170,18 @@ public final class FuzzRunner {
                                 }
                             }
                         })) {
-            long end = System.nanoTime() + options.duration().toNanos();
+            for (List<String> tx : replayed) {
+                try {
+                    p.sourceSql(tx);
+                    committed.add(tx);
+                    transactions++;
+                } catch (SQLException e) {
+                    refused++;
+                }
+            }
+            long end =
+                    System.nanoTime()
+                            + (options.replay() == null ? options.duration().toNanos() : 0);
             long nextCheck = System.nanoTime() + options.checkEvery().toNanos();
             while (System.nanoTime() < end && differences.isEmpty()) {
                 write(p);
@@ -180,14 +201,22 @@ public final class FuzzRunner {
             if (!differences.isEmpty()) {
                 out.println("DIFFERENT after " + transactions + " transactions:");
                 differences.forEach(d -> out.println("  " + d));
+                Path whole = writeScript("script.sql", scriptOf(committed));
+                out.println("the whole script: " + whole + " (run it again with --replay)");
                 script = options.shrink() ? shrink(p) : scriptOf(committed);
+                if (options.shrink()) {
+                    writeScript("shrunk.sql", script);
+                }
                 out.println("script (" + script.size() + " statements):");
                 script.forEach(s -> out.println("  " + s + ";"));
             }
         } catch (RuntimeException | SQLException e) {
             LOG.error("fuzz seed {} stopped", options.seed(), e);
             differences.add("the pipeline stopped: " + oneLine(e));
+            out.println("STOPPED after " + transactions + " transactions: " + oneLine(e));
             script = scriptOf(committed);
+            Path whole = writeScript("script.sql", script);
+            out.println("the whole script: " + whole + " (run it again with --replay)");
         }
         Map<String, Integer> byKind = new LinkedHashMap<>();
         gen.counts().forEach((k, v) -> byKind.put(k.name().toLowerCase(Locale.ROOT), v));
@@ -243,7 +272,7 @@ public final class FuzzRunner {
                             RowComparison rows = new RowComparison(p.kind() == Warehouse.DUCKDB);
                             try (Connection src = p.source();
                                     Connection wh = p.warehouse()) {
-                                for (String table : schema.tables.keySet()) {
+                                for (String table : tables(src, prefix)) {
                                     rowsCompared += count(src, table);
                                     for (String d : rows.compare(src, wh, table, 5)) {
                                         diffs.add("rows: " + d);
@@ -347,16 +376,9 @@ public final class FuzzRunner {
                         }
                         RowComparison rows = new RowComparison(p.kind() == Warehouse.DUCKDB);
                         try (Connection src = p.source();
-                                Connection wh = p.warehouse();
-                                Statement s = src.createStatement();
-                                var rs =
-                                        s.executeQuery(
-                                                "SELECT relname FROM pg_class WHERE relname LIKE '"
-                                                        + own
-                                                        + "\\_t%' AND relkind IN ('r', 'p') AND NOT"
-                                                        + " relispartition")) {
-                            while (rs.next()) {
-                                if (!rows.compare(src, wh, rs.getString(1), 1).isEmpty()) {
+                                Connection wh = p.warehouse()) {
+                            for (String table : tables(src, own)) {
+                                if (!rows.compare(src, wh, table, 1).isEmpty()) {
                                     return true;
                                 }
                             }
@@ -367,6 +389,72 @@ public final class FuzzRunner {
             LOG.info("shrink replay failed: {}", oneLine(e));
             return false;
         }
+    }
+
+    /** The source's tables named with {@code own}, partitions left out. */
+    private static List<String> tables(Connection src, String own) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (Statement s = src.createStatement();
+                var rs =
+                        s.executeQuery(
+                                "SELECT relname FROM pg_class WHERE relname LIKE '"
+                                        + own
+                                        + "\\_t%' AND relkind IN ('r', 'p') AND NOT"
+                                        + " relispartition AND relnamespace = 'public'::regnamespace"
+                                        + " ORDER BY relname")) {
+            while (rs.next()) {
+                out.add(rs.getString(1));
+            }
+        }
+        return out;
+    }
+
+    private Path writeScript(String name, List<String> script) {
+        Path file = work.resolve(name);
+        try {
+            Files.createDirectories(work);
+            Files.writeString(
+                    file,
+                    "-- cdc-lab fuzz --seed "
+                            + options.seed()
+                            + "\n"
+                            + String.join(";\n", script)
+                            + ";\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return file;
+    }
+
+    /**
+     * A script as {@link #writeScript} wrote it: the statements before the first {@code BEGIN}
+     * become the setup, each {@code BEGIN} ... {@code COMMIT} a transaction.
+     */
+    private List<List<String>> readScript(Path file) {
+        List<String> statements;
+        try {
+            statements = ScriptStatements.split(Files.readString(file));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        setup.clear();
+        List<List<String>> txs = new ArrayList<>();
+        List<String> tx = null;
+        for (String st : statements) {
+            if (st.equalsIgnoreCase("BEGIN")) {
+                tx = new ArrayList<>();
+            } else if (st.equalsIgnoreCase("COMMIT")) {
+                if (tx != null) {
+                    txs.add(tx);
+                }
+                tx = null;
+            } else if (tx != null) {
+                tx.add(st);
+            } else if (txs.isEmpty()) {
+                setup.add(st);
+            }
+        }
+        return txs;
     }
 
     private static String oneLine(Exception e) {

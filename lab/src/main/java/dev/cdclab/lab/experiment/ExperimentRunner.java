@@ -17,6 +17,7 @@ import dev.cdclab.load.workload.WorkloadOptions;
 import dev.cdclab.load.workload.Workloads;
 import dev.cdclab.orchestration.Pipeline;
 import dev.cdclab.orchestration.admin.AdminServer;
+import dev.cdclab.orchestration.admin.AdminToken;
 import dev.cdclab.orchestration.infra.InfraConfig;
 import dev.cdclab.orchestration.infra.InfraKind;
 import dev.cdclab.orchestration.infra.InfraSpec;
@@ -356,13 +357,10 @@ public final class ExperimentRunner {
             try (SnapshotWatch snap = new SnapshotWatch()) {
                 try {
                     p.start();
-                    admin = AdminServer.forPipeline(p, 0);
-                    currentPage = admin.url() + "/";
-                    LOG.info(
-                            "cell {}: live page {}, metrics {}/metrics",
-                            cell.id(),
-                            currentPage,
-                            admin.url());
+                    admin = AdminServer.forPipeline(p, 0, AdminToken.generate());
+                    // the page's address holds the token: printed for the user, never logged
+                    currentPage = admin.pageUrl();
+                    LOG.info("cell {}: live page and metrics at {}", cell.id(), admin.url());
                     if (during) {
                         m = underSnapshot(p, snap, load[0], loadThread[0], loadStart[0]);
                         snapshotSeconds = snap.seconds();

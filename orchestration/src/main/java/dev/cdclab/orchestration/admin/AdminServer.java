@@ -45,8 +45,10 @@ public final class AdminServer implements AutoCloseable {
     private final HttpServer server;
     private final ExecutorService executor;
     private final List<AutoCloseable> owned = new ArrayList<>();
+    private final AdminToken token;
 
-    private AdminServer(int port) throws IOException {
+    private AdminServer(int port, AdminToken token) throws IOException {
+        this.token = token;
         try {
             server =
                     HttpServer.create(
@@ -71,11 +73,12 @@ public final class AdminServer implements AutoCloseable {
      *
      * @throws IllegalArgumentException when the port is in use
      */
-    public static AdminServer forPipeline(Pipeline pipeline, int port) throws IOException {
-        AdminServer a = new AdminServer(port);
+    public static AdminServer forPipeline(Pipeline pipeline, int port, AdminToken token)
+            throws IOException {
+        AdminServer a = new AdminServer(port, token);
         try {
             PrometheusMetrics metrics = a.own(PrometheusMetrics.of(pipeline));
-            a.route("/metrics", x -> metrics(x, metrics));
+            a.openRoute("/metrics", x -> metrics(x, metrics));
             new PipelineRoutes(pipeline).register(a);
             if (pipeline.sink() != null) {
                 new QueryRoute(pipeline.sink()).register(a);
@@ -100,11 +103,12 @@ public final class AdminServer implements AutoCloseable {
     }
 
     /** The endpoint of a Streams app run as its own process: metrics and status. */
-    public static AdminServer forStreams(NetChangeApp app, int port) throws IOException {
-        AdminServer a = new AdminServer(port);
+    public static AdminServer forStreams(NetChangeApp app, int port, AdminToken token)
+            throws IOException {
+        AdminServer a = new AdminServer(port, token);
         PrometheusMetrics metrics = a.own(new PrometheusMetrics());
         app.bindTo(metrics.registry());
-        a.route("/metrics", x -> metrics(x, metrics));
+        a.openRoute("/metrics", x -> metrics(x, metrics));
         a.route(
                 "/status",
                 x -> {
@@ -121,11 +125,12 @@ public final class AdminServer implements AutoCloseable {
     }
 
     /** The endpoint of a sink run as its own process: metrics, status and read-only queries. */
-    public static AdminServer forSink(WarehouseSink sink, int port) throws IOException {
-        AdminServer a = new AdminServer(port);
+    public static AdminServer forSink(WarehouseSink sink, int port, AdminToken token)
+            throws IOException {
+        AdminServer a = new AdminServer(port, token);
         PrometheusMetrics metrics = a.own(new PrometheusMetrics());
         sink.bindTo(metrics.registry());
-        a.route("/metrics", x -> metrics(x, metrics));
+        a.openRoute("/metrics", x -> metrics(x, metrics));
         new QueryRoute(sink).register(a);
         a.route(
                 "/status",
@@ -171,14 +176,32 @@ public final class AdminServer implements AutoCloseable {
         return closeable;
     }
 
-    /** Serves {@code path} (and what lies under it) with {@code route}. */
+    /**
+     * Serves {@code path} (and what lies under it) with {@code route}, to requests that show the
+     * token.
+     */
     void route(String path, Route route) {
-        server.createContext(path, handler(route));
+        server.createContext(path, handler(route, true));
     }
 
-    private static HttpHandler handler(Route route) {
+    /**
+     * Serves {@code path} without the token: {@code /metrics}, which Prometheus scrapes from
+     * loopback without one, and the live page's static files (the page takes the token from its own
+     * URL). The Host and Origin checks still hold.
+     */
+    void openRoute(String path, Route route) {
+        server.createContext(path, handler(route, false));
+    }
+
+    private HttpHandler handler(Route route, boolean secured) {
         return x -> {
             try {
+                String refused = refusal(x, secured);
+                if (refused != null) {
+                    int code = refused.startsWith("401 ") ? 401 : 403;
+                    json(x, code, Map.of("error", refused.substring(4)));
+                    return;
+                }
                 route.handle(x);
             } catch (Exception e) {
                 LOG.warn("{} {} failed", x.getRequestMethod(), x.getRequestURI(), e);
@@ -191,6 +214,64 @@ public final class AdminServer implements AutoCloseable {
                 x.close();
             }
         };
+    }
+
+    /**
+     * Why the request is refused, prefixed by its status ({@code 403 }, {@code 401 }); null when it
+     * is not. A browser sends the Host it was pointed at and, from a script of another site, that
+     * site's Origin: a page that points a host name of its own at loopback (DNS rebinding) shows
+     * its name as the Host, and a page that posts to loopback shows its Origin. Neither can show
+     * the token.
+     */
+    private String refusal(HttpExchange x, boolean secured) {
+        int port = server.getAddress().getPort();
+        String host = x.getRequestHeaders().getFirst("Host");
+        if (host == null || !ownAuthority(host, port)) {
+            return "403 the Host '"
+                    + host
+                    + "' is not this endpoint's (127.0.0.1:"
+                    + port
+                    + " or localhost:"
+                    + port
+                    + "): refused, as a page pointing a name of its own at loopback would send it";
+        }
+        String origin = x.getRequestHeaders().getFirst("Origin");
+        if (origin != null
+                && !(origin.startsWith("http://") && ownAuthority(origin.substring(7), port))) {
+            return "403 a request from another site (Origin '" + origin + "') is refused";
+        }
+        if (!secured) {
+            return null;
+        }
+        String auth = x.getRequestHeaders().getFirst(AdminToken.HEADER);
+        if (auth == null || auth.isBlank()) {
+            return "401 this endpoint needs its token: send 'Authorization: Bearer <token>' (the"
+                    + " token is in the endpoints file, and in the live page's URL)";
+        }
+        String presented =
+                auth.regionMatches(true, 0, "Bearer ", 0, 7) ? auth.substring(7).trim() : "";
+        if (!token.matches(presented)) {
+            return "401 wrong token for this endpoint";
+        }
+        return null;
+    }
+
+    /** Whether {@code authority} ({@code host:port}) is this endpoint's. */
+    private static boolean ownAuthority(String authority, int port) {
+        String a = authority.trim().toLowerCase(java.util.Locale.ROOT);
+        return a.equals("127.0.0.1:" + port)
+                || a.equals("localhost:" + port)
+                || a.equals("[::1]:" + port);
+    }
+
+    /** The token its clients show. */
+    public AdminToken token() {
+        return token;
+    }
+
+    /** The live page's address, the token in its fragment: a browser sends no fragment on. */
+    public String pageUrl() {
+        return url() + "/#token=" + token.reveal();
     }
 
     private static void metrics(HttpExchange x, PrometheusMetrics metrics) throws IOException {

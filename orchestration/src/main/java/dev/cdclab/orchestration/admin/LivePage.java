@@ -29,8 +29,9 @@ final class LivePage {
 
     void register(AdminServer server) {
         server.route("/live.json", x -> AdminServer.json(x, 200, history.snapshot()));
-        server.route("/assets/", this::asset);
-        server.route("/", this::page);
+        // the page and its files hold no data: the page takes the token from its own address
+        server.openRoute("/assets/", this::asset);
+        server.openRoute("/", this::page);
     }
 
     private void page(HttpExchange x) throws IOException {

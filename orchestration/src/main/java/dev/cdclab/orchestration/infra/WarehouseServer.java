@@ -29,10 +29,57 @@ public final class WarehouseServer implements AutoCloseable {
     /** Longest time between checkpoints, unless the settings give it. */
     public static final String CHECKPOINT_TIMEOUT = "15min";
 
+    /** The role the admin endpoint's read-only SQL connects as: it may read, and only read. */
+    public static final String READER = "cdclab_reader";
+
     private final PostgresServer server;
+    private final String readerPassword;
 
     private WarehouseServer(PostgresServer server) {
         this.server = server;
+        this.readerPassword = createReader(server);
+    }
+
+    /**
+     * Creates {@link #READER}: it can log in and read every table the warehouse user creates, in
+     * schemas it creates, and has no other grant; its transactions are read-only as well.
+     */
+    private static String createReader(PostgresServer server) {
+        byte[] b = new byte[24];
+        new java.security.SecureRandom().nextBytes(b);
+        String password = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(b);
+        String owner = "\"" + server.user().replace("\"", "\"\"") + "\"";
+        try (Connection c = server.connect();
+                java.sql.Statement s = c.createStatement()) {
+            s.execute(
+                    "DO $$ BEGIN CREATE ROLE "
+                            + READER
+                            + " LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$");
+            s.execute("ALTER ROLE " + READER + " PASSWORD '" + password + "'");
+            s.execute("ALTER ROLE " + READER + " SET default_transaction_read_only = on");
+            s.execute("GRANT CONNECT ON DATABASE " + DATABASE + " TO " + READER);
+            s.execute("GRANT USAGE ON SCHEMA public TO " + READER);
+            s.execute("GRANT SELECT ON ALL TABLES IN SCHEMA public TO " + READER);
+            s.execute(
+                    "ALTER DEFAULT PRIVILEGES FOR ROLE "
+                            + owner
+                            + " GRANT USAGE ON SCHEMAS TO "
+                            + READER);
+            s.execute(
+                    "ALTER DEFAULT PRIVILEGES FOR ROLE "
+                            + owner
+                            + " GRANT SELECT ON TABLES TO "
+                            + READER);
+        } catch (SQLException e) {
+            throw new IllegalStateException(
+                    "cannot create the warehouse's reader role: " + e.getMessage(), e);
+        }
+        return password;
+    }
+
+    /** The password of {@link #READER}. */
+    public String readerPassword() {
+        return readerPassword;
     }
 
     /**

@@ -466,6 +466,23 @@ final class CanonicalValue {
                 .toString();
     }
 
+    /**
+     * A floating-point value as a driver returns it: a number, or text in the warehouse's own
+     * spelling where the column holds text ({@code -inf}, {@code nan}).
+     */
+    private static Number floatValue(Object o) {
+        if (o instanceof Number n) {
+            return n;
+        }
+        String t = o.toString().trim().toLowerCase(Locale.ROOT);
+        return switch (t) {
+            case "inf", "+inf", "infinity", "+infinity" -> Double.POSITIVE_INFINITY;
+            case "-inf", "-infinity" -> Double.NEGATIVE_INFINITY;
+            case "nan", "-nan" -> Double.NaN;
+            default -> Double.parseDouble(t);
+        };
+    }
+
     static String read(ResultSet rs, int i, ColumnKind kind) throws SQLException {
         switch (kind) {
             case INT16, INT32, INT64 -> {
@@ -473,12 +490,12 @@ final class CanonicalValue {
                 return rs.wasNull() ? null : Long.toString(v);
             }
             case FLOAT32 -> {
-                float v = rs.getFloat(i);
-                return rs.wasNull() ? null : Float.toString(v);
+                Object o = rs.getObject(i);
+                return o == null ? null : Float.toString(floatValue(o).floatValue());
             }
             case FLOAT64 -> {
-                double v = rs.getDouble(i);
-                return rs.wasNull() ? null : Double.toString(v);
+                Object o = rs.getObject(i);
+                return o == null ? null : Double.toString(floatValue(o).doubleValue());
             }
             case DECIMAL, NUMERIC_TEXT -> {
                 String s = rs.getString(i);

@@ -711,6 +711,7 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                     case "rename_column" -> TableEvent.Kind.RENAME_COLUMN;
                     case "add_column" -> TableEvent.Kind.ADD_COLUMN;
                     case "alter_type" -> TableEvent.Kind.ALTER_COLUMN_TYPE;
+                    case "key_change" -> TableEvent.Kind.KEY_CHANGE;
                     default -> null;
                 };
         boolean needsDetail = k == TableEvent.Kind.RENAME || k == TableEvent.Kind.SNAPSHOT;

@@ -112,8 +112,9 @@ public enum ColumnKind {
             case "int8", "int16" -> INT16;
             case "int32" -> INT32;
             case "int64" -> INT64;
-            case "float32" -> FLOAT32;
-            case "float64" -> FLOAT64;
+            // Connect's JSON schemas name them float and double; its Schema.Type, float32/64
+            case "float", "float32" -> FLOAT32;
+            case "double", "float64" -> FLOAT64;
             case "boolean" -> BOOLEAN;
             // a type Debezium does not know (include.unknown.datatypes) arrives as the bytes of
             // its text form; only bytea, or bytes without a source type, are binary

@@ -135,6 +135,11 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
     public Connection connect(String url, String user, String password) throws SQLException {
         Connection c = DriverManager.getConnection(url);
         try (Statement s = c.createStatement()) {
+            if (configurationLocked(s)) {
+                // a database this process opened already, and set up
+                c.setAutoCommit(false);
+                return c;
+            }
             // one thread unless the URL asks for more: a sink transaction of a few hundred rows
             // gains nothing from DuckDB's parallel operators, and on a machine shared with the
             // source their scheduling cost 10-15% of the sink's CPU and slowed its transactions
@@ -155,9 +160,20 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
             if (majorVersion(s) < 2) {
                 disable(s, NO_STATISTICS_REWRITES);
             }
+            // the admin endpoint's queries run on connections of this database: they read the
+            // warehouse and nothing else (no files, no other databases, no extensions loaded),
+            // and cannot set that back
+            s.execute("SET enable_external_access = false");
+            s.execute("SET lock_configuration = true");
         }
         c.setAutoCommit(false);
         return c;
+    }
+
+    private static boolean configurationLocked(Statement s) throws SQLException {
+        try (ResultSet rs = s.executeQuery("SELECT current_setting('lock_configuration')")) {
+            return rs.next() && rs.getBoolean(1);
+        }
     }
 
     /** Sets a DuckDB setting to {@code value} unless the URL gives it ({@code ;name=...}). */
@@ -1030,10 +1046,13 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
             return;
         }
         ColumnKind kind = ColumnKind.of(col);
+        // the copy's column takes the expression's type: a value's cast may leave it text
         String expr =
-                value == null
-                        ? "CAST(NULL AS " + sqlType(kind, col) + ")"
-                        : cast(MergeSql.literal(value), kind, col);
+                "CAST("
+                        + (value == null ? "NULL" : cast(MergeSql.literal(value), kind, col))
+                        + " AS "
+                        + sqlType(kind, col)
+                        + ")";
         rebuild(c, t, Map.of(), expr + " AS " + quote(col.name()));
     }
 

@@ -30,9 +30,23 @@ import org.slf4j.LoggerFactory;
 public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
     private static final Logger LOG = LoggerFactory.getLogger(PostgresWarehouseDialect.class);
 
-    /** PostgreSQL itself refuses every write in a {@code READ ONLY} transaction. */
+    /**
+     * One statement, as the driver would split the text (it sends several in one round trip, where
+     * a {@code COMMIT} would end the read-only transaction), in a session whose every transaction
+     * is read-only: PostgreSQL itself refuses each write. The role the reader connects as ({@code
+     * query.user}) should hold no write grants either: then nothing the statement does can write.
+     */
     @Override
     public void beginReadOnly(Connection reader, String sql) throws SQLException {
+        List<org.postgresql.core.NativeQuery> parsed =
+                org.postgresql.core.Parser.parseJdbcSql(sql, true, false, true, false, false);
+        if (parsed.size() != 1) {
+            throw new ReadOnlyQuery.RefusedException(
+                    parsed.isEmpty() ? "no statement" : "one statement at a time");
+        }
+        try (Statement s = reader.createStatement()) {
+            s.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY");
+        }
         reader.setAutoCommit(false);
         reader.setReadOnly(true);
     }

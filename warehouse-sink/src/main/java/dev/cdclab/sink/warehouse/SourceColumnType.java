@@ -78,8 +78,8 @@ final class SourceColumnType {
                 case INT16 -> connect = "int16";
                 case INT32 -> connect = "int32";
                 case INT64 -> connect = "int64";
-                case FLOAT32 -> connect = "float32";
-                case FLOAT64 -> connect = "float64";
+                case FLOAT32 -> connect = "float";
+                case FLOAT64 -> connect = "double";
                 case BOOLEAN -> connect = "boolean";
                 case BYTES -> connect = "bytes";
                 case DATE -> {

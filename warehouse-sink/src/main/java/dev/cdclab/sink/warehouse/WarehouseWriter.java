@@ -478,6 +478,11 @@ public final class WarehouseWriter implements AutoCloseable {
 
     /** Applies a rename or drop of a table, or a change of a column, at its position. */
     private void applyStructural(TableEvent e) throws SQLException {
+        if (e.kind() == TableEvent.Kind.KEY_CHANGE) {
+            // nothing to do but keep the changes on either side apart: each carries its key, and
+            // the warehouse table follows the key of the changes written to it
+            return;
+        }
         TableName table = TableName.of(e.table());
         TableState state = state(table);
         if (e.kind() == TableEvent.Kind.ADD_COLUMN
@@ -1148,7 +1153,26 @@ public final class WarehouseWriter implements AutoCloseable {
      */
     public ReadOnlyQuery.Result query(String sql, int maxRows, Duration timeout)
             throws SQLException {
-        return ReadOnlyQuery.run(dialect, openReader(), sql, maxRows, timeout);
+        Connection reader;
+        if (connection.isWrapperFor(DuckDBConnection.class) || queryUser == null) {
+            reader = openReader();
+        } else {
+            reader = DriverManager.getConnection(url, queryUser, queryPassword);
+        }
+        return ReadOnlyQuery.run(dialect, reader, sql, maxRows, timeout);
+    }
+
+    private String queryUser;
+    private String queryPassword;
+
+    /**
+     * The role {@link #query} connects as (a PostgreSQL warehouse); null for the writer's own,
+     * which reads in read-only transactions.
+     */
+    public WarehouseWriter queryAs(String user, String password) {
+        this.queryUser = user;
+        this.queryPassword = password;
+        return this;
     }
 
     @Override

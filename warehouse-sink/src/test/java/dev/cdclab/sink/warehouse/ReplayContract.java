@@ -106,6 +106,24 @@ abstract class ReplayContract {
         return out;
     }
 
+    private String columnType(String t, String column) throws Exception {
+        String[] p = t.split("\\.");
+        try (Connection c = writer.openReader();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT data_type FROM information_schema.columns WHERE"
+                                        + " table_schema = '"
+                                        + p[0]
+                                        + "' AND table_name = '"
+                                        + p[1]
+                                        + "' AND column_name = '"
+                                        + column
+                                        + "'")) {
+            return rs.next() ? rs.getString(1) : null;
+        }
+    }
+
     private boolean exists(String t) throws Exception {
         try (Connection c = writer.openReader();
                 Statement s = c.createStatement();
@@ -489,6 +507,49 @@ abstract class ReplayContract {
         assertThat(rows(table, "id, CAST(n AS VARCHAR)")).containsExactly("1|7.000", "2|8.000");
         assertThat(rows(table, "id, tags[1], tags[2], tags[3]"))
                 .containsExactly("1|a|b c|null", "2|a|b c|null");
+    }
+
+    /**
+     * A column the DDL log says was added, with a default, to a table rows were deleted from
+     * earlier in the same warehouse transaction: the column has its type (a double holds doubles,
+     * which a later change's old image matches), not the type of its default's text.
+     */
+    @Test
+    void aColumnAddedAfterDeletesInOneTransactionKeepsItsType() throws Exception {
+        List<ColumnSpec> cols = idAnd(col("n", "INT4", "int32"));
+        writer.apply(
+                List.of(
+                        change(
+                                table,
+                                cols,
+                                NetOperation.INSERT,
+                                M.createObjectNode().put("id", 1).put("n", 7),
+                                10),
+                        change(
+                                table,
+                                cols,
+                                NetOperation.INSERT,
+                                M.createObjectNode().put("id", 2).put("n", 8),
+                                11)),
+                100);
+        writer.apply(
+                List.of(
+                        NetChanges.delete(table, 1, 20),
+                        columnEvent(
+                                TableEvent.Kind.ADD_COLUMN,
+                                table,
+                                "d",
+                                "{\"type_name\":\"float8\",\"type_mod\":-1,"
+                                        + "\"default_text\":\"17400770.829254508\"}",
+                                21)),
+                200);
+        assertThat(
+                        rows(
+                                table,
+                                "id, CASE WHEN d = CAST(17400770.829254508 AS DOUBLE PRECISION)"
+                                        + " THEN 'same' END"))
+                .containsExactly("2|same");
+        assertThat(columnType(table, "d")).containsIgnoringCase("double");
     }
 
     /**

@@ -110,9 +110,25 @@
     document.body.dataset.refreshes = String(refreshes);
   }
 
+  // the token is in this page's address (#token=...), which the browser sends nowhere and a page
+  // of another site cannot read; kept for this tab only, and out of the address bar
+  var token = (function () {
+    var m = /[#&]token=([^&]+)/.exec(window.location.hash);
+    if (m) {
+      sessionStorage.setItem("cdclab-token", decodeURIComponent(m[1]));
+      history.replaceState(null, "", window.location.pathname);
+    }
+    return sessionStorage.getItem("cdclab-token") || "";
+  })();
+
   function refresh() {
-    fetch("/live.json", { cache: "no-store" })
-      .then(function (r) { return r.json(); })
+    fetch("/live.json", { cache: "no-store", headers: { "Authorization": "Bearer " + token } })
+      .then(function (r) {
+        if (r.status === 401) {
+          throw new Error("open the page from the address 'cdc-lab up' printed: it holds the token");
+        }
+        return r.json();
+      })
       .then(render)
       .catch(function (e) {
         document.getElementById("state").textContent = "the pipeline does not answer (" + e + ")";
