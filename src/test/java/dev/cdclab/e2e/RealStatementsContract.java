@@ -221,6 +221,21 @@ abstract class RealStatementsContract {
     }
 
     @Test
+    void storedGeneratedColumnsLandAndVirtualOnesAreNamedUpFront() throws Exception {
+        script("/sql/real/generated.sql");
+        assertSameOnBothSides("SELECT id, qty, price, total FROM public.gc_orders ORDER BY id");
+        VerificationResult v = lab().verify();
+        assertThat(v.notLanding())
+                .anySatisfy(
+                        c ->
+                                assertThat(c)
+                                        .startsWith("public.gc_orders.doubled: ")
+                                        .contains("virtual"))
+                .noneSatisfy(c -> assertThat(c).startsWith("public.gc_orders.total"));
+        verified("public.gc_orders");
+    }
+
+    @Test
     void partitionedTablesLandAsOneTableUnderTheRootsName() throws Exception {
         script("/sql/real/partitions.sql");
         assertSameOnBothSides("SELECT id, CAST(day AS text), v FROM public.pa_events ORDER BY id");

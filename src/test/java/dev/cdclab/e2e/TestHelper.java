@@ -220,6 +220,28 @@ final class TestHelper {
         }
     }
 
+    /** The rows of a query, each as its values' texts joined by {@code |} (null for one NULL). */
+    static List<String> rowsOf(DataSource ds, String sql) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement();
+                java.sql.ResultSet rs = s.executeQuery(sql)) {
+            int n = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                if (n == 1) {
+                    out.add(rs.getString(1));
+                    continue;
+                }
+                StringBuilder sb = new StringBuilder();
+                for (int i = 1; i <= n; i++) {
+                    sb.append(i > 1 ? "|" : "").append(rs.getString(i));
+                }
+                out.add(sb.toString());
+            }
+        }
+        return out;
+    }
+
     /** Runs statements in one source transaction. */
     static void tx(DataSource source, String... statements) throws SQLException {
         try (Connection c = source.getConnection()) {

@@ -427,7 +427,7 @@ public final class PostgresCapture implements CaptureSource {
                         + " new_column TEXT, ADD COLUMN IF NOT EXISTS type_name TEXT, ADD COLUMN IF"
                         + " NOT EXISTS type_mod INTEGER, ADD COLUMN IF NOT EXISTS type_text TEXT,"
                         + " ADD COLUMN IF NOT EXISTS default_text TEXT, ADD COLUMN IF NOT EXISTS"
-                        + " volatile_default BOOLEAN");
+                        + " volatile_default BOOLEAN, ADD COLUMN IF NOT EXISTS old_type_text TEXT");
         s.execute(
                 "CREATE TABLE IF NOT EXISTS "
                         + TABLE_NAMES

@@ -107,8 +107,10 @@ BEGIN
               VALUES ('rename_column', nm, nm, col.was, col.attname);
           END IF;
           IF col.was_type IS NOT NULL AND col.type <> col.was_type THEN
-            INSERT INTO ${ddl} (kind, name, new_name, new_column, type_name, type_mod, type_text)
-              VALUES ('alter_type', nm, nm, col.attname, col.typname, col.atttypmod, col.type);
+            INSERT INTO ${ddl} (kind, name, new_name, new_column, type_name, type_mod, type_text,
+                old_type_text)
+              VALUES ('alter_type', nm, nm, col.attname, col.typname, col.atttypmod, col.type,
+                col.was_type);
           END IF;
         END IF;
       END LOOP;

@@ -46,6 +46,12 @@ final class VerifyCommand implements Callable<Integer> {
                 Locale.ROOT,
                 "warehouse caught up with the source in %.2f s%n",
                 n.path("caught_up_s").asDouble());
+        if (n.path("not_landing").size() > 0) {
+            out.println("columns the source cannot send (left out of the comparison):");
+            for (JsonNode c : n.path("not_landing")) {
+                out.println("  " + c.asText());
+            }
+        }
         for (JsonNode t : n.path("tables")) {
             if (t.hasNonNull("skipped")) {
                 out.printf(

@@ -324,6 +324,15 @@ public final class FuzzRunner {
      * pipeline, without faults.
      */
     private List<String> shrink(FuzzPipeline p) {
+        if (options.faults() && !replayDiffers(p, committed, prefix + "s0")) {
+            // no subset can show it: the difference needs the faults' timing
+            out.println(
+                    "replayed without faults, the whole script lands equal: the difference came"
+                            + " with the faults "
+                            + faults
+                            + "; not shrunk");
+            return scriptOf(committed);
+        }
         out.println("shrinking " + committed.size() + " transactions ...");
         int[] attempt = {0};
         List<List<String>> min =

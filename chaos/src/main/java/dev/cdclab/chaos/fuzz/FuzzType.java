@@ -71,6 +71,8 @@ enum FuzzType {
             case VARCHAR -> List.of(TEXT);
             case BOOL -> List.of(TEXT);
             case DATE -> List.of(TIMESTAMP, TEXT);
+            // the cast drops char(n)'s padding
+            case CHAR5 -> List.of(TEXT, VARCHAR);
             default -> List.of();
         };
     }

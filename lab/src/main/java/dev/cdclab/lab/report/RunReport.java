@@ -204,6 +204,7 @@ public final class RunReport {
         }
         Map<String, Object> v = new LinkedHashMap<>();
         v.put("summary", f.verification().summary());
+        v.put("not_landing", f.verification().notLanding());
         v.put("tables", vt);
         m.put("verification", v);
         m.put("keyless_tables", f.keylessTables());
@@ -426,6 +427,11 @@ public final class RunReport {
         }
         b.append("machine       ").append(Machine.oneLine()).append("\n");
         b.append("work dir      ").append(f.workDir()).append("\n");
+        if (!f.verification().notLanding().isEmpty()) {
+            b.append("cannot land   ")
+                    .append(String.join("; ", f.verification().notLanding()))
+                    .append(" (left out of the comparison)\n");
+        }
         for (TableResult t : f.verification().tables()) {
             if (t.skipped() != null) {
                 b.append(

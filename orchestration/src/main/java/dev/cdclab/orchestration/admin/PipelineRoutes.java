@@ -74,6 +74,7 @@ final class PipelineRoutes {
             VerificationResult v = pipeline.verify();
             m.put("verified", v.matches());
             m.put("summary", v.summary());
+            m.put("not_landing", v.notLanding());
             List<Map<String, Object>> tables = new ArrayList<>();
             for (TableResult t : v.tables()) {
                 tables.add(t.asMap());

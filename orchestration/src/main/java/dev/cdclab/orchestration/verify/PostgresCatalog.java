@@ -41,6 +41,59 @@ final class PostgresCatalog implements SourceCatalog {
                 + args;
     }
 
+    /**
+     * Generated columns: PostgreSQL before 18 publishes none to logical decoding; 18 publishes
+     * stored ones where the publication says {@code publish_generated_columns = stored} (as the one
+     * cdc-lab creates does), and never virtual ones.
+     */
+    @Override
+    public java.util.Map<String, String> notLanding(Connection c, TableName t) throws SQLException {
+        int version;
+        try (java.sql.Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW server_version_num")) {
+            rs.next();
+            version = Integer.parseInt(rs.getString(1));
+        }
+        String published =
+                version >= 180000
+                        ? "EXISTS (SELECT 1 FROM pg_publication p WHERE p.pubgencols = 's' AND"
+                                + " (p.puballtables OR EXISTS (SELECT 1 FROM pg_publication_rel r"
+                                + " WHERE r.prpubid = p.oid AND r.prrelid = a.attrelid)))"
+                        : "false";
+        java.util.Map<String, String> out = new java.util.LinkedHashMap<>();
+        try (PreparedStatement ps =
+                c.prepareStatement(
+                        "SELECT a.attname, a.attgenerated, "
+                                + published
+                                + " FROM pg_attribute a WHERE a.attrelid = ?::regclass AND"
+                                + " a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated <> ''"
+                                + " ORDER BY a.attnum")) {
+            ps.setString(1, qualified(t));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    String kind = rs.getString(2);
+                    if (version < 180000) {
+                        out.put(
+                                rs.getString(1),
+                                "a generated column: PostgreSQL "
+                                        + version / 10000
+                                        + " publishes none to logical decoding (18 does)");
+                    } else if (kind.equals("v")) {
+                        out.put(
+                                rs.getString(1),
+                                "a virtual generated column: logical decoding publishes none");
+                    } else if (!rs.getBoolean(3)) {
+                        out.put(
+                                rs.getString(1),
+                                "a generated column the publication leaves out"
+                                        + " (publish_generated_columns is none)");
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
     @Override
     public List<TableColumn> columns(Connection c, TableName t) throws SQLException {
         List<TableColumn> cols = new ArrayList<>();

@@ -25,6 +25,15 @@ public interface SourceCatalog {
     /** A table's columns in order, key columns marked. */
     List<TableColumn> columns(Connection c, TableName t) throws SQLException;
 
+    /**
+     * The table's columns its source cannot send, by name, each with why (PostgreSQL: generated
+     * columns its logical decoding does not publish); empty when every column can land.
+     */
+    default java.util.Map<String, String> notLanding(Connection c, TableName t)
+            throws SQLException {
+        return java.util.Map.of();
+    }
+
     /** A quoted identifier. */
     String quote(String identifier);
 

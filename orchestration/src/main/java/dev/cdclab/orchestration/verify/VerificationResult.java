@@ -2,8 +2,19 @@ package dev.cdclab.orchestration.verify;
 
 import java.util.List;
 
-/** Comparison of every captured table. */
-public record VerificationResult(List<TableResult> tables) {
+/**
+ * Comparison of every captured table.
+ *
+ * @param notLanding columns the source cannot send (a generated column its logical decoding does
+ *     not publish), as {@code schema.table.column: why}: left out of the comparison, and named
+ *     before any table
+ */
+public record VerificationResult(List<TableResult> tables, List<String> notLanding) {
+
+    /** A comparison where every column can land. */
+    public VerificationResult(List<TableResult> tables) {
+        this(tables, List.of());
+    }
 
     /** True when every compared table matches and at least one was compared. */
     public boolean matches() {

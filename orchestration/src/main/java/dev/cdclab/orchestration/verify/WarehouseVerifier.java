@@ -57,6 +57,8 @@ public final class WarehouseVerifier {
         return this;
     }
 
+    private final List<String> notLanding = new ArrayList<>();
+
     private List<TableColumn> captured(TableName name, List<TableColumn> cols) {
         List<String> only = capturedColumns.get(name.schema() + "." + name.table());
         if (only == null) {
@@ -81,6 +83,7 @@ public final class WarehouseVerifier {
      */
     public VerificationResult verify(List<String> schemas) throws SQLException {
         List<TableResult> results = new ArrayList<>();
+        notLanding.clear();
         try (Connection src = source.open();
                 Connection wh = warehouse.open()) {
             Map<TableName, String> diverged = divergedTables(wh);
@@ -102,7 +105,7 @@ public final class WarehouseVerifier {
                 }
             }
         }
-        return new VerificationResult(results);
+        return new VerificationResult(results, List.copyOf(notLanding));
     }
 
     /**
@@ -147,6 +150,11 @@ public final class WarehouseVerifier {
             throws SQLException {
         String table = name.schema() + "." + name.table();
         List<TableColumn> cols = captured(name, catalog.columns(src, name));
+        java.util.Map<String, String> cannot = catalog.notLanding(src, name);
+        if (!cannot.isEmpty()) {
+            cannot.forEach((col, why) -> notLanding.add(table + "." + col + ": " + why));
+            cols = cols.stream().filter(c -> !cannot.containsKey(c.name())).toList();
+        }
         List<TableColumn> keys = cols.stream().filter(TableColumn::key).toList();
         String notCaptured = catalog.notCaptured(src, name);
         if (notCaptured != null) {

@@ -741,7 +741,8 @@ final class NetChangeProcessor implements Processor<byte[], byte[], byte[], byte
                             "type_mod",
                             "type_text",
                             "default_text",
-                            "volatile_default")) {
+                            "volatile_default",
+                            "old_type_text")) {
                 JsonNode v = ev.after().get(f);
                 if (v != null && !v.isNull()) {
                     d.set(f, v);

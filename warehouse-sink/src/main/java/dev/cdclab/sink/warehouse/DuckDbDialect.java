@@ -1056,6 +1056,12 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
         rebuild(c, t, Map.of(), expr + " AS " + quote(col.name()));
     }
 
+    @Override
+    public long trimTrailingSpaces(Connection c, TableName t, String column) throws SQLException {
+        modified.add(t);
+        return super.trimTrailingSpaces(c, t, column);
+    }
+
     /** Tables whose rows the open transaction deleted or replaced. */
     private final Set<TableName> modified = new HashSet<>();
 

@@ -23,7 +23,23 @@ final class SourceColumnType {
     private SourceColumnType() {}
 
     /** The detail of an ADD_COLUMN or ALTER_COLUMN_TYPE event, read. */
-    record Detail(String typeName, int typeMod, String defaultText, boolean volatileDefault) {}
+    record Detail(
+            String typeName,
+            int typeMod,
+            String defaultText,
+            boolean volatileDefault,
+            String oldTypeText) {
+
+        /**
+         * True for a change from {@code char(n)} to a type of text without padding: PostgreSQL's
+         * cast drops the trailing spaces the old values had.
+         */
+        boolean dropsPadding() {
+            return oldTypeText != null
+                    && (oldTypeText.startsWith("character(") || oldTypeText.equals("character"))
+                    && !typeName.equalsIgnoreCase("bpchar");
+        }
+    }
 
     static Detail detail(String json) {
         try {
@@ -32,7 +48,8 @@ final class SourceColumnType {
                     d.path("type_name").asText(""),
                     d.path("type_mod").asInt(-1),
                     d.hasNonNull("default_text") ? d.get("default_text").asText() : null,
-                    d.path("volatile_default").asBoolean(false));
+                    d.path("volatile_default").asBoolean(false),
+                    d.hasNonNull("old_type_text") ? d.get("old_type_text").asText() : null);
         } catch (IOException e) {
             throw new UncheckedIOException("unreadable column detail " + json, e);
         }

@@ -48,6 +48,29 @@ public interface WarehouseDialect {
     void addColumn(Connection c, TableName table, ColumnSpec column) throws SQLException;
 
     /**
+     * Drops the trailing spaces of a text column's values, as PostgreSQL's cast of {@code char(n)}
+     * to {@code varchar} or {@code text} does.
+     *
+     * @return the rows changed
+     */
+    default long trimTrailingSpaces(Connection c, TableName table, String column)
+            throws SQLException {
+        String q = MergeSql.quote(column);
+        try (java.sql.Statement s = c.createStatement()) {
+            return s.executeUpdate(
+                    "UPDATE "
+                            + MergeSql.qualified(table)
+                            + " SET "
+                            + q
+                            + " = rtrim("
+                            + q
+                            + ", ' ') WHERE "
+                            + q
+                            + " LIKE '% '");
+        }
+    }
+
+    /**
      * Adds a column whose rows there were hold {@code value} (staged text, as {@link ValueText}
      * writes it; null for NULL).
      */

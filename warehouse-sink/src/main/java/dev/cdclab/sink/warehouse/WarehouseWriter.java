@@ -596,6 +596,15 @@ public final class WarehouseWriter implements AutoCloseable {
                     wanted,
                     aside == null ? "" : " (old values kept in " + aside + ")");
         }
+        if (have != null && d.dropsPadding()) {
+            long n = db().trimTrailingSpaces(connection, table, col.name());
+            LOG.info(
+                    "Column {} of warehouse table {} lost char(n)'s padding in {} rows, as the"
+                            + " source's cast did",
+                    col.name(),
+                    table,
+                    n);
+        }
         return state;
     }
 
@@ -720,6 +729,13 @@ public final class WarehouseWriter implements AutoCloseable {
         }
         if (emptied != null) {
             changes.removeIf(c -> c.position().compareTo(emptied) <= 0);
+        }
+        String keylessBefore = loaded.keylessThrough();
+        if (keylessBefore != null) {
+            // a change made while the table had a key, at or before the last change applied
+            // without one, was applied before it: this is a replay (the row it wrote may be gone
+            // by a keyless delete, which leaves no tombstone to refuse it)
+            changes.removeIf(c -> !c.keyless() && c.position().compareTo(keylessBefore) <= 0);
         }
         boolean anyKeyless = false;
         boolean anyKeyed = false;

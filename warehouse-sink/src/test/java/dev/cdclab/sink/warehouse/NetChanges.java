@@ -77,6 +77,17 @@ public final class NetChanges {
     /** A change of a table without a key, at {@code position}; null images where there are none. */
     public static NetChange keyless(
             String table, NetOperation op, ObjectNode before, ObjectNode after, String position) {
+        return keyless(table, LOG, op, before, after, position);
+    }
+
+    /** A change of a table without a key, of the given columns (none a key). */
+    public static NetChange keyless(
+            String table,
+            List<ColumnSpec> columns,
+            NetOperation op,
+            ObjectNode before,
+            ObjectNode after,
+            String position) {
         return new NetChange(
                 table,
                 op,
@@ -84,7 +95,7 @@ public final class NetChanges {
                 after == null ? null : RowImage.of(after),
                 before == null ? null : RowImage.of(before),
                 List.of(),
-                Schemas.describe(LOG),
+                Schemas.describe(columns),
                 0,
                 10,
                 position,

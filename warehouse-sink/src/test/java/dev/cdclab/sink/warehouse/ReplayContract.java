@@ -553,6 +553,48 @@ abstract class ReplayContract {
     }
 
     /**
+     * A table loses its key; a row inserted while it had one is then deleted without a key. After a
+     * crash the sink reads the insert again: it is a replay, and the row stays gone (a keyless
+     * delete leaves no tombstone to refuse it).
+     */
+    @Test
+    void aKeyedInsertReadAgainAfterAKeylessDeleteStaysGone() throws Exception {
+        List<ColumnSpec> keyed = idAnd(col("n", "INT4", "int32"));
+        List<ColumnSpec> keyless =
+                List.of(
+                        new ColumnSpec("id", "INT4", false, false, null, null, "int32", null),
+                        new ColumnSpec("n", "INT4", false, true, null, null, "int32", null));
+        NetChange insert =
+                change(
+                        table,
+                        keyed,
+                        NetOperation.INSERT,
+                        M.createObjectNode().put("id", 1).put("n", 7),
+                        10);
+        NetChange other =
+                change(
+                        table,
+                        keyed,
+                        NetOperation.INSERT,
+                        M.createObjectNode().put("id", 2).put("n", 8),
+                        11);
+        writer.apply(List.of(insert, other), 100);
+        writer.apply(
+                List.of(
+                        NetChanges.keyless(
+                                table,
+                                keyless,
+                                NetOperation.DELETE,
+                                M.createObjectNode().put("id", 1).put("n", 7),
+                                null,
+                                SourcePosition.postgres(30))),
+                200);
+        assertThat(rows(table, "id, n")).containsExactly("2|8");
+        writer.apply(List.of(insert, other), 300);
+        assertThat(rows(table, "id, n")).containsExactly("2|8");
+    }
+
+    /**
      * Unchanged columns are found by name, not by a pattern: {@code _} in one column's name does
      * not match another's character.
      */

@@ -1,0 +1,69 @@
+package dev.cdclab.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@code ./cdc-lab fuzz} as a user runs it, through the launcher, on fixed seeds: into DuckDB
+ * without faults, and into PostgreSQL with the pipeline's processes killed and the broker restarted
+ * while it writes. Every seed must end equal: a difference is a bug the fuzzer found, and its
+ * report holds the shrunk script that shows it.
+ */
+@Timeout(1500)
+class FuzzIT {
+    private static final Path WORK = Path.of("target", "fuzz-it");
+
+    private JsonNode fuzz(String name, String... args) throws Exception {
+        Files.createDirectories(WORK);
+        Path json = WORK.resolve(name + ".json").toAbsolutePath();
+        String[] all = new String[args.length + 4];
+        System.arraycopy(args, 0, all, 0, args.length);
+        all[args.length] = "--report-json";
+        all[args.length + 1] = json.toString();
+        all[args.length + 2] = "--work-dir";
+        all[args.length + 3] = WORK.resolve(name).toAbsolutePath().toString();
+        TestHelper.CliRun run =
+                TestHelper.cdcLabLauncher(
+                        WORK.resolve(name + ".out").toAbsolutePath(), Duration.ofMinutes(12), all);
+        System.out.println(run.out());
+        assertThat(json).as(run.out()).exists();
+        JsonNode report = new ObjectMapper().readTree(json.toFile());
+        for (JsonNode s : report.get("seeds")) {
+            assertThat(s.get("equal").asBoolean()).as(s.toString()).isTrue();
+            assertThat(s.get("checks").asInt()).as(s.toString()).isPositive();
+            assertThat(s.get("transactions").asInt()).as(s.toString()).isGreaterThan(50);
+            assertThat(s.get("rows_compared").asLong()).as(s.toString()).isPositive();
+        }
+        assertThat(run.code()).as(run.out()).isZero();
+        return report;
+    }
+
+    @Test
+    void fixedSeedsIntoDuckDbLandEqual() throws Exception {
+        JsonNode r = fuzz("duckdb", "fuzz", "--seed", "11,12", "--duration", "60s");
+        assertThat(r.get("seeds")).hasSize(2);
+    }
+
+    @Test
+    void aFixedSeedIntoPostgresqlWithFaultsLandsEqual() throws Exception {
+        JsonNode r =
+                fuzz(
+                        "postgresql-faults",
+                        "fuzz",
+                        "--seed",
+                        "13",
+                        "--duration",
+                        "90s",
+                        "--warehouse",
+                        "postgresql",
+                        "--faults");
+        assertThat(r.get("seeds").get(0).get("faults").size()).isPositive();
+    }
+}
