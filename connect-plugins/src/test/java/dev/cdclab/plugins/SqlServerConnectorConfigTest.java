@@ -103,9 +103,9 @@ class SqlServerConnectorConfigTest {
         List<String> unknown =
                 cfg.keySet().stream()
                         .filter(k -> !known.contains(k))
-                        // Connect's own keys (transforms, predicates), the router's, topic
-                        // creation, the schema history
-                        // and driver pass-through are validated elsewhere
+                        // Connect's own keys (transforms, predicates, producer overrides), the
+                        // router's, topic creation, the schema history and driver pass-through
+                        // are validated elsewhere
                         .filter(
                                 k ->
                                         !k.equals("connector.class")
@@ -115,6 +115,7 @@ class SqlServerConnectorConfigTest {
                                                 && !k.startsWith("transforms")
                                                 && !k.startsWith("predicates")
                                                 && !k.startsWith("topic.creation.")
+                                                && !k.startsWith("producer.override.")
                                                 && !k.startsWith("schema.history.internal.kafka.")
                                                 && !k.startsWith("driver."))
                         .toList();
