@@ -108,6 +108,22 @@ public final class CaptureConfig {
                                     + " role. Embedded sources default to cdclab_capture; unset,"
                                     + " the connector logs in as source.user.")
                     .build();
+    public static final ConfigOption<InitialLoad> INITIAL_LOAD =
+            enumOption("initial.load", InitialLoad.class)
+                    .defaultValue(InitialLoad.DIRECT)
+                    .description(
+                            "postgres: how the tables that exist when capture starts reach the"
+                                    + " warehouse. direct (default): cdc-lab creates the"
+                                    + " replication slot with its snapshot exported, reads every"
+                                    + " table with COPY at that snapshot and writes it into the"
+                                    + " warehouse in one transaction, then Debezium streams from"
+                                    + " the slot (snapshot.mode=no_data); debezium: Debezium's"
+                                    + " snapshot.mode decides, its rows through Kafka. A slot that"
+                                    + " exists already is not loaded again, and a load the"
+                                    + " pipeline stopped during stops the next start-up, naming"
+                                    + " the slot. With captured.columns or a snapshot.mode other"
+                                    + " than initial, Debezium reads the tables.")
+                    .build();
     public static final ConfigOption<KeylessTables> KEYLESS_TABLES =
             enumOption("keyless.tables", KeylessTables.class)
                     .defaultValue(KeylessTables.REFUSE)
@@ -334,6 +350,7 @@ public final class CaptureConfig {
                     PASSWORD,
                     CAPTURE_ROLE,
                     KEYLESS_TABLES,
+                    INITIAL_LOAD,
                     CONNECTOR_NAME,
                     TOPIC_PREFIX,
                     SLOT,
@@ -364,6 +381,14 @@ public final class CaptureConfig {
                     SQLSERVER_ROLE);
 
     /** What capture does about tables without a key (see {@link #KEYLESS_TABLES}). */
+    /** How existing tables reach the warehouse (see {@link #INITIAL_LOAD}). */
+    public enum InitialLoad {
+        /** COPY at the slot's exported snapshot, straight into the warehouse. */
+        DIRECT,
+        /** Debezium's own snapshot, through Kafka. */
+        DEBEZIUM
+    }
+
     public enum KeylessTables {
         /** stop, naming them. */
         REFUSE,

@@ -173,6 +173,32 @@ public final class PostgresCapture implements CaptureSource {
                 "lsn,txId,sequence");
     }
 
+    /**
+     * Creates the pipeline's replication slot with its snapshot exported, for a load of the tables
+     * that exist as of the slot's first position; empty when the slot exists already (the stream
+     * goes on from where it is, or Debezium reads the tables).
+     *
+     * @throws IllegalStateException when the slot cannot be created
+     */
+    public java.util.Optional<ExportedSlot> exportSlotIfNew() {
+        String slot = config.get(CaptureConfig.SLOT);
+        try (Connection c = connect();
+                PreparedStatement ps =
+                        c.prepareStatement(
+                                "SELECT 1 FROM pg_replication_slots WHERE slot_name = ?")) {
+            ps.setString(1, slot);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    return java.util.Optional.empty();
+                }
+            }
+            return java.util.Optional.of(ExportedSlot.create(jdbcUrl, props, slot));
+        } catch (SQLException e) {
+            throw new IllegalStateException(
+                    "cannot create replication slot " + slot + ": " + e.getMessage(), e);
+        }
+    }
+
     @Override
     public Connection connect() {
         try {

@@ -111,6 +111,30 @@ final class RunCommand implements Callable<Integer> {
 
     private LoadPriority loadPriority;
 
+    /** The initial load as the report gives it; null when Debezium read the tables. */
+    static Map<String, Object> initialLoad(Pipeline p) {
+        var r = p.initialLoad();
+        if (r == null) {
+            return null;
+        }
+        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("rows", r.rows());
+        m.put("seconds", Math.round(r.seconds() * 100) / 100.0);
+        m.put("rows_per_s", Math.round(r.rowsPerSecond()));
+        Map<String, Object> tables = new java.util.LinkedHashMap<>();
+        r.tables()
+                .forEach(
+                        (t, l) -> {
+                            Map<String, Object> v = new java.util.LinkedHashMap<>();
+                            v.put("rows", l.rows());
+                            v.put("seconds", Math.round(l.seconds() * 100) / 100.0);
+                            v.put("rows_per_s", Math.round(l.rowsPerSecond()));
+                            tables.put(t, v);
+                        });
+        m.put("tables", tables);
+        return m;
+    }
+
     @Override
     public Integer call() throws Exception {
         if (duration.isZero() || duration.isNegative()) {
@@ -304,7 +328,8 @@ final class RunCommand implements Callable<Integer> {
                                 m.verification(),
                                 RunReport.Facts.keylessTables(
                                         p.captureSource().keylessTables(), m.verification()),
-                                work.toString()));
+                                work.toString(),
+                                initialLoad(p)));
         out.print(report.toText());
         String json = report.toJson();
         Files.writeString(work.resolve("report.json"), json);

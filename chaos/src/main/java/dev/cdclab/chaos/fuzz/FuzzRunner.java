@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class FuzzRunner {
     private static final Logger LOG = LoggerFactory.getLogger(FuzzRunner.class);
-    private static final Duration CATCH_UP = Duration.ofMinutes(5);
+    private static final Duration CATCH_UP = Duration.ofMinutes(10);
 
     /** Which warehouse the fuzzer writes to. */
     public enum Warehouse {

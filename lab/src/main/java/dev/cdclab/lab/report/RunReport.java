@@ -59,6 +59,8 @@ public final class RunReport {
      * @param verification comparison result
      * @param keylessTables tables without a key, {@code schema.table} to how they were captured
      * @param workDir where data and logs are
+     * @param initialLoad the initial load ({@code rows}, {@code seconds}, {@code rows_per_s},
+     *     {@code tables}: each one's rows, seconds and rows/s); null when Debezium read the tables
      */
     public record Facts(
             String runId,
@@ -90,7 +92,8 @@ public final class RunReport {
             Map<String, Object> captureJob,
             VerificationResult verification,
             Map<String, String> keylessTables,
-            String workDir) {
+            String workDir,
+            Map<String, Object> initialLoad) {
 
         /**
          * The tables without a key: those capture found when it started, with how (REPLICA IDENTITY
@@ -208,6 +211,9 @@ public final class RunReport {
         v.put("tables", vt);
         m.put("verification", v);
         m.put("keyless_tables", f.keylessTables());
+        if (f.initialLoad() != null) {
+            m.put("initial_load", f.initialLoad());
+        }
         m.put("work_dir", f.workDir());
         return JsonText.of(m);
     }
@@ -325,6 +331,35 @@ public final class RunReport {
         b.append("              tx latency from intended start: ")
                 .append(millis(l.latency(), 1000))
                 .append("\n");
+        if (f.initialLoad() != null) {
+            b.append(
+                    String.format(
+                            Locale.ROOT,
+                            "initial load  %s rows in %.1f s (%s rows/s), COPY at the slot's"
+                                    + " snapshot, one warehouse transaction%n",
+                            count(((Number) f.initialLoad().get("rows")).longValue()),
+                            ((Number) f.initialLoad().get("seconds")).doubleValue(),
+                            count(
+                                    Math.round(
+                                            ((Number) f.initialLoad().get("rows_per_s"))
+                                                    .doubleValue()))));
+            @SuppressWarnings("unchecked")
+            Map<String, Map<String, Object>> per =
+                    (Map<String, Map<String, Object>>) f.initialLoad().get("tables");
+            per.forEach(
+                    (t, v) ->
+                            b.append(
+                                    String.format(
+                                            Locale.ROOT,
+                                            "              %-28s %s rows in %.1f s (%s rows/s)%n",
+                                            t,
+                                            count(((Number) v.get("rows")).longValue()),
+                                            ((Number) v.get("seconds")).doubleValue(),
+                                            count(
+                                                    Math.round(
+                                                            ((Number) v.get("rows_per_s"))
+                                                                    .doubleValue())))));
+        }
         b.append(
                 String.format(
                         Locale.ROOT,

@@ -107,8 +107,12 @@ public final class WarehouseServer implements AutoCloseable {
                         .database(DATABASE)
                         .shutdownHook(false)
                         .setting("track_commit_timestamp", "on")
-                        // a warehouse, not a source: nothing decodes its log
-                        .setting("wal_level", "replica")
+                        // a warehouse, not a source: nothing decodes or replicates its log.
+                        // At minimal, a table created and filled in one transaction (an initial
+                        // load) is written without logging its rows and synced at commit
+                        .setting("wal_level", "minimal")
+                        .setting("max_wal_senders", "0")
+                        .setting("max_replication_slots", "0")
                         // after a checkpoint, the first change to each page logs the whole page;
                         // a warehouse written at random keys in tables larger than its buffers
                         // then pays a page per change. PostgreSQL's 1 GB of log between

@@ -62,7 +62,8 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
     static final int PREPARED_MAX_ROWS = 256;
 
     /** A staging table and the statements that use it, per table and column signature. */
-    private record Stage(String name, String empty, String merge, String tombstones) {}
+    private record Stage(
+            String name, String empty, String merge, String tombstones, String insertAll) {}
 
     private final Map<String, Stage> stages = new HashMap<>();
     private int stagesCreated;
@@ -203,6 +204,9 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
                         "ALTER TABLE cdc_lab.table_state ADD COLUMN IF NOT EXISTS schema_at TEXT"
                                 + " COLLATE \"C\", ADD COLUMN IF NOT EXISTS moves TEXT");
             }
+            s.execute(
+                    "CREATE TABLE IF NOT EXISTS cdc_lab.initial_loads (slot TEXT, state TEXT, at_ms"
+                            + " BIGINT)");
             StagingArea.createTables(s);
         }
         c.commit();
@@ -411,54 +415,8 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
             List<StagedRow> rows,
             boolean newer)
             throws SQLException {
-        String signature = signature(t, columns) + "|" + String.join(",", warehouseOnly);
-        Stage stage = stages.get(signature);
         try (Statement s = c.createStatement()) {
-            if (stage == null) {
-                String name = "cdc_stage_" + stagesCreated++;
-                s.execute(
-                        "CREATE TEMP TABLE IF NOT EXISTS "
-                                + name
-                                + " (_op TEXT, _lsn TEXT COLLATE \"C\", _commit_ms BIGINT, _key TEXT,"
-                                + " _unchanged TEXT, "
-                                + columns.stream()
-                                        .map(col -> quote(col.name()) + " TEXT")
-                                        .collect(Collectors.joining(", "))
-                                + ") ON COMMIT DELETE ROWS");
-                analyzeEmpty(s, name);
-                stage =
-                        new Stage(
-                                name,
-                                "DELETE FROM " + name,
-                                MergeSql.merge(t, name, columns, warehouseOnly, this::cast),
-                                MergeSql.tombstones(t, name));
-                stages.put(signature, stage);
-            } else {
-                // a commit empties the stage in place (ON COMMIT DELETE ROWS), so this scans no
-                // page unless the stage was filled earlier in this transaction; a TRUNCATE would
-                // give the table a new file and a catalog update in every transaction
-                update(c, stage.empty());
-            }
-            StringBuilder csv = new StringBuilder(rows.size() * 128);
-            for (StagedRow r : rows) {
-                csv.append(r.delete() ? 'd' : 'u')
-                        .append(',')
-                        .append(r.position())
-                        .append(',')
-                        .append(r.commitMs())
-                        .append(',');
-                quoteCsv(csv, r.key());
-                csv.append(',');
-                quoteCsv(csv, r.unchanged());
-                for (String v : r.values()) {
-                    csv.append(',');
-                    if (v != null) {
-                        quoteCsv(csv, v);
-                    }
-                }
-                csv.append('\n');
-            }
-            copy(c, stage.name(), csv);
+            Stage stage = staged(c, s, t, columns, warehouseOnly, rows);
             long written =
                     rows.size() <= PREPARED_MAX_ROWS
                             ? update(c, stage.merge())
@@ -469,6 +427,113 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
             }
             return written;
         }
+    }
+
+    /** Rows of a table that holds none of their keys, staged with COPY and inserted in one go. */
+    @Override
+    public long insertNew(Connection c, TableName t, List<ColumnSpec> columns, List<StagedRow> rows)
+            throws SQLException {
+        if (!columns.isEmpty()
+                && columns.stream().map(ColumnKind::of).allMatch(PostgresWarehouseDialect::input)) {
+            // every value's staged text is what its column's input function reads: COPY
+            // straight into the table
+            StringBuilder csv = new StringBuilder(rows.size() * 128);
+            for (StagedRow r : rows) {
+                String[] values = r.values();
+                for (int i = 0; i < values.length; i++) {
+                    if (i > 0) {
+                        csv.append(',');
+                    }
+                    if (values[i] != null) {
+                        quoteCsv(csv, values[i]);
+                    }
+                }
+                csv.append(',').append(r.position()).append(',').append(r.commitMs()).append('\n');
+            }
+            copy(
+                    c,
+                    MergeSql.qualified(t)
+                            + " ("
+                            + columns.stream()
+                                    .map(col -> quote(col.name()))
+                                    .collect(Collectors.joining(", "))
+                            + ", _cdc_lsn, _cdc_commit_ms)",
+                    csv);
+            return rows.size();
+        }
+        try (Statement s = c.createStatement()) {
+            Stage stage = staged(c, s, t, columns, List.of(), rows);
+            long n = s.executeUpdate(stage.insertAll());
+            // rows deleted in a transaction stay in the table's pages until it ends: a load of
+            // many chunks would scan every earlier chunk again
+            s.execute("TRUNCATE " + stage.name());
+            return n;
+        }
+    }
+
+    /** Whether {@link #cast} of a value of this kind is its column type's input of the text. */
+    private static boolean input(ColumnKind kind) {
+        return kind != ColumnKind.BYTES && kind != ColumnKind.POINT && kind != ColumnKind.ARRAY;
+    }
+
+    /** Fills the stage of the table's shape (created on first use) with {@code rows}. */
+    private Stage staged(
+            Connection c,
+            Statement s,
+            TableName t,
+            List<ColumnSpec> columns,
+            List<String> warehouseOnly,
+            List<StagedRow> rows)
+            throws SQLException {
+        String signature = signature(t, columns) + "|" + String.join(",", warehouseOnly);
+        Stage stage = stages.get(signature);
+        if (stage == null) {
+            String name = "cdc_stage_" + stagesCreated++;
+            s.execute(
+                    "CREATE TEMP TABLE IF NOT EXISTS "
+                            + name
+                            + " (_op TEXT, _lsn TEXT COLLATE \"C\", _commit_ms BIGINT, _key TEXT,"
+                            + " _unchanged TEXT, "
+                            + columns.stream()
+                                    .map(col -> quote(col.name()) + " TEXT")
+                                    .collect(Collectors.joining(", "))
+                            + ") ON COMMIT DELETE ROWS");
+            analyzeEmpty(s, name);
+            stage =
+                    new Stage(
+                            name,
+                            "DELETE FROM " + name,
+                            MergeSql.merge(t, name, columns, warehouseOnly, this::cast),
+                            MergeSql.tombstones(t, name),
+                            MergeSql.insertAll(t, name, columns, this::cast));
+            stages.put(signature, stage);
+        } else {
+            // a commit empties the stage in place (ON COMMIT DELETE ROWS), so this scans no
+            // page unless the stage was filled earlier in this transaction; a TRUNCATE would
+            // give the table a new file and a catalog update in every transaction
+            update(c, stage.empty());
+        }
+        StringBuilder csv = new StringBuilder(rows.size() * 128);
+        for (StagedRow r : rows) {
+            csv.append(r.delete() ? 'd' : 'u')
+                    .append(',')
+                    .append(r.position())
+                    .append(',')
+                    .append(r.commitMs())
+                    .append(',');
+            quoteCsv(csv, r.key());
+            csv.append(',');
+            quoteCsv(csv, r.unchanged());
+            for (String v : r.values()) {
+                csv.append(',');
+                if (v != null) {
+                    quoteCsv(csv, v);
+                }
+            }
+            csv.append('\n');
+        }
+        copy(c, stage.name(), csv);
+        return stage;
     }
 
     /** Runs a statement through the driver's cache of statements prepared on the server. */

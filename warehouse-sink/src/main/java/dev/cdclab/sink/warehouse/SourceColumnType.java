@@ -17,13 +17,13 @@ import java.util.Locale;
  * events describe it, so that the next change finds it as it expects; its default, in PostgreSQL's
  * text, is written as the text the warehouse's casts take.
  */
-final class SourceColumnType {
+public final class SourceColumnType {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private SourceColumnType() {}
 
     /** The detail of an ADD_COLUMN or ALTER_COLUMN_TYPE event, read. */
-    record Detail(
+    public record Detail(
             String typeName,
             int typeMod,
             String defaultText,
@@ -56,7 +56,7 @@ final class SourceColumnType {
     }
 
     /** The column, as Debezium's events describe one of its type. */
-    static ColumnSpec spec(String name, Detail d) {
+    public static ColumnSpec spec(String name, Detail d) {
         String type = d.typeName().toUpperCase(Locale.ROOT);
         if (type.startsWith("_")) {
             ColumnSpec element = scalar(name, type.substring(1), d.typeMod());
@@ -128,13 +128,14 @@ final class SourceColumnType {
      *
      * @throws IllegalArgumentException when the value's kind is one this cannot carry
      */
-    static String staged(ColumnSpec spec, String pgText) {
+    public static String staged(ColumnSpec spec, String pgText) {
         if (pgText == null) {
             return null;
         }
         ColumnKind kind = ColumnKind.of(spec);
         return switch (kind) {
-            case BOOLEAN -> pgText.startsWith("t") ? "true" : "false";
+            // a bit(1), which Debezium sends as a boolean, is written 1 or 0
+            case BOOLEAN -> pgText.startsWith("t") || pgText.equals("1") ? "true" : "false";
             case BYTES -> pgText.startsWith("\\x") ? pgText.substring(2) : pgText;
             case MONEY -> pgText.replaceAll("[^0-9.\\-]", "");
             case ARRAY -> array(spec, pgText);
@@ -150,8 +151,31 @@ final class SourceColumnType {
                             com.fasterxml.jackson.databind.node.TextNode.valueOf(pgText));
             case INTERVAL_MICROS, BITS ->
                     throw new IllegalArgumentException(kind + " defaults are not carried");
+            case DATE, TIMESTAMP, TIMESTAMPTZ -> beforeChrist(pgText, kind);
             default -> pgText;
         };
+    }
+
+    /**
+     * PostgreSQL's ISO text of a date or timestamp before year 1 ({@code 0044-03-15 BC}, {@code
+     * 4714-11-24 00:00:00+00 BC}) in the era spelling the change events' values are staged in
+     * ({@code 0044-03-15 (BC)}, {@code 4714-11-24 (BC) 00:00:00Z}): DuckDB reads PostgreSQL's
+     * spelling as a year of our era. Other text is returned as it is.
+     */
+    public static String beforeChrist(String pgText, ColumnKind kind) {
+        if (!pgText.endsWith(" BC")) {
+            return pgText;
+        }
+        String t = pgText.substring(0, pgText.length() - 3);
+        int space = t.indexOf(' ');
+        if (space < 0) {
+            return t + " (BC)";
+        }
+        String time = t.substring(space + 1);
+        if (kind == ColumnKind.TIMESTAMPTZ && time.endsWith("+00")) {
+            time = time.substring(0, time.length() - 3) + "Z";
+        }
+        return t.substring(0, space) + " (BC) " + time;
     }
 
     /** A one-dimensional array's text, {@code {a,"b c",NULL}}, as a JSON array of its texts. */

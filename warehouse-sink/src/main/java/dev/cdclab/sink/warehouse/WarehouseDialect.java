@@ -97,6 +97,18 @@ public interface WarehouseDialect {
             boolean newer)
             throws SQLException;
 
+    /**
+     * Inserts rows into a table that holds none of their keys and no tombstones (an initial load
+     * into a table created for it), each row an insert; a dialect may write them in bulk.
+     *
+     * @return rows written
+     */
+    default long insertNew(
+            Connection c, TableName table, List<ColumnSpec> columns, List<StagedRow> rows)
+            throws SQLException {
+        return merge(c, table, columns, List.of(), rows, true);
+    }
+
     /** One table's staged changes, as {@link #merge} takes them, for {@link #mergeAll}. */
     record MergeRequest(
             TableName table,

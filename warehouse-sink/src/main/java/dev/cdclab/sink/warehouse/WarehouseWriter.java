@@ -8,6 +8,8 @@ import dev.cdclab.change.TableEvent;
 import dev.cdclab.config.OneLineError;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -318,6 +320,103 @@ public final class WarehouseWriter implements AutoCloseable {
         folded.clear();
         followedInTransaction.clear();
         return System.currentTimeMillis();
+    }
+
+    /**
+     * What the warehouse records of the initial load from replication slot {@code slot}: {@code
+     * started} once a load began, {@code done} once its rows were committed; empty when none began.
+     */
+    public java.util.Optional<String> initialLoadState(String slot) throws SQLException {
+        try (PreparedStatement ps =
+                connection.prepareStatement(
+                        "SELECT state FROM cdc_lab.initial_loads WHERE slot = ? ORDER BY at_ms DESC,"
+                                + " CASE state WHEN 'done' THEN 0 ELSE 1 END LIMIT 1")) {
+            ps.setString(1, slot);
+            try (ResultSet rs = ps.executeQuery()) {
+                java.util.Optional<String> out =
+                        rs.next()
+                                ? java.util.Optional.of(rs.getString(1))
+                                : java.util.Optional.empty();
+                connection.commit();
+                return out;
+            }
+        }
+    }
+
+    /**
+     * Records that the initial load from {@code slot} began, in a transaction of its own: a load
+     * cut off before its commit is then known as such when the pipeline starts again.
+     */
+    public void initialLoadStarted(String slot) throws SQLException {
+        recordInitialLoad(slot, "started");
+        connection.commit();
+    }
+
+    /** Records, in the open transaction, that the initial load from {@code slot} is complete. */
+    public void initialLoadDone(String slot) throws SQLException {
+        recordInitialLoad(slot, "done");
+    }
+
+    private void recordInitialLoad(String slot, String state) throws SQLException {
+        try (PreparedStatement ps =
+                connection.prepareStatement("INSERT INTO cdc_lab.initial_loads VALUES (?, ?, ?)")) {
+            ps.setString(1, slot);
+            ps.setString(2, state);
+            ps.setLong(3, System.currentTimeMillis());
+            ps.executeUpdate();
+        }
+    }
+
+    /**
+     * Writes rows of a table read from the source at one snapshot (an initial load), in the open
+     * transaction: the table is created as its changes would create it, and each row is an insert
+     * of a row that did not exist, at {@code position}, which sorts before every change the log
+     * delivers after the snapshot. {@link #commit} makes them visible.
+     *
+     * @param rows each row's values as staged text ({@link SourceColumnType#staged}), in the order
+     *     of {@code columns}; null for NULL
+     * @return rows written
+     */
+    public long load(
+            String table,
+            List<ColumnSpec> columns,
+            java.util.Iterator<String[]> rows,
+            String position,
+            long commitMs,
+            int chunkRows)
+            throws SQLException {
+        TableName name = TableName.of(table);
+        ensureTable(name, columns);
+        Set<String> keys = new HashSet<>();
+        for (ColumnSpec col : columns) {
+            if (col.key()) {
+                keys.add(col.name());
+            }
+        }
+        if (!keys.equals(knownKeys.get(name))) {
+            db().keyChanged(connection, name, columns);
+            knownKeys.put(name, keys);
+        }
+        // a table that holds rows already (a warehouse written before) takes them as changes
+        boolean empty;
+        try (java.sql.Statement s = connection.createStatement();
+                ResultSet rs =
+                        s.executeQuery("SELECT 1 FROM " + MergeSql.qualified(name) + " LIMIT 1")) {
+            empty = !rs.next();
+        }
+        long written = 0;
+        List<StagedRow> chunk = new ArrayList<>(chunkRows);
+        while (rows.hasNext()) {
+            chunk.add(new StagedRow(false, true, position, commitMs, "", "\u001f", rows.next()));
+            if (chunk.size() == chunkRows || !rows.hasNext()) {
+                written +=
+                        empty
+                                ? db().insertNew(connection, name, columns, chunk)
+                                : db().merge(connection, name, columns, List.of(), chunk, true);
+                chunk = new ArrayList<>(chunkRows);
+            }
+        }
+        return written;
     }
 
     /**

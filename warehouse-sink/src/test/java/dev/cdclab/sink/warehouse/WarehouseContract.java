@@ -11,6 +11,7 @@ import static dev.cdclab.sink.warehouse.NetChanges.truncate;
 import static dev.cdclab.sink.warehouse.NetChanges.upsert;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.entry;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cdclab.change.ColumnSpec;
@@ -105,6 +106,35 @@ abstract class WarehouseContract {
             }
         }
         return out;
+    }
+
+    @Test
+    void loadedRowsAppearAtTheirCommitAndTheChangesAfterTheSnapshotApplyOnTop() throws Exception {
+        java.util.Iterator<String[]> rows =
+                List.of(
+                                new String[] {"1", "a", null, "1.50"},
+                                new String[] {"2", "b", "x", null},
+                                new String[] {"3", "c", null, "0.00"})
+                        .iterator();
+        assertThat(writer.initialLoadState("slot_a")).isEmpty();
+        writer.initialLoadStarted("slot_a");
+        long n =
+                writer.load(
+                        table,
+                        NetChanges.ITEMS,
+                        rows,
+                        dev.cdclab.change.SourcePosition.postgres(1, 1),
+                        5,
+                        2);
+        assertThat(n).isEqualTo(3);
+        assertThat(writer.initialLoadState("slot_a")).contains("started");
+        writer.initialLoadDone("slot_a");
+        writer.commit(5);
+        assertThat(writer.initialLoadState("slot_a")).contains("done");
+        assertThat(names()).containsExactly(entry(1, "a"), entry(2, "b"), entry(3, "c"));
+        // the first changes the log delivers after the snapshot
+        writer.apply(List.of(upsert(table, 2, "b2", null, 10), delete(table, 3, 11)), 100);
+        assertThat(names()).containsExactly(entry(1, "a"), entry(2, "b2"));
     }
 
     @Test
