@@ -46,8 +46,11 @@ public final class InitialLoad {
      *
      * @param tables per table ({@code schema.table}), rows and seconds
      * @param seconds the whole load, reading to commit
+     * @param startedNanos when it began ({@link System#nanoTime})
+     * @param endedNanos when it committed ({@link System#nanoTime})
      */
-    public record Result(Map<String, TableLoad> tables, double seconds) {
+    public record Result(
+            Map<String, TableLoad> tables, double seconds, long startedNanos, long endedNanos) {
         /** Every table's rows. */
         public long rows() {
             return tables.values().stream().mapToLong(TableLoad::rows).sum();
@@ -125,7 +128,8 @@ public final class InitialLoad {
         }
         writer.initialLoadDone(slot);
         writer.commit(snapshotMs);
-        return new Result(out, (System.nanoTime() - t0) / 1e9);
+        long t1 = System.nanoTime();
+        return new Result(out, (t1 - t0) / 1e9, t0, t1);
     }
 
     /** Reads one table with COPY on a thread of its own, and writes it as it comes. */

@@ -17,7 +17,7 @@ import java.util.List;
 final class PostgresTables {
     /** Element types whose arrays Debezium's PostgreSQL connector does not send (docs/types.md). */
     private static final java.util.Set<String> UNSENT_ARRAYS =
-            java.util.Set.of("interval", "money", "xml", "varbit", "point");
+            java.util.Set.of("interval", "money", "xml", "varbit", "point", "name");
 
     private PostgresTables() {}
 

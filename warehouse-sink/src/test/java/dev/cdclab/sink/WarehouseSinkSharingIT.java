@@ -48,7 +48,13 @@ class WarehouseSinkSharingIT {
 
     private final String db = "sharing_" + Long.toHexString(System.nanoTime());
 
-    private static final String ONE_SECOND = "interval=1000ms grace=100ms mode=all";
+    /**
+     * The windows the changes below fall in: each change's window is {@code [10 * lsn, 10 * lsn +
+     * 10)}, and its commit time is inside it, so that a sink that learns the settings late (after a
+     * rebalance) and places a change staged ahead by its commit time places it where it is.
+     */
+    private static final String TEN_MS = "interval=10ms grace=100ms mode=all";
+
     private static final String PER_TRANSACTION = "interval=0 (a window per transaction) mode=all";
 
     @BeforeAll
@@ -121,7 +127,27 @@ class WarehouseSinkSharingIT {
     private static List<NetChange> upserts(int from, int to, long lsn, String name) {
         List<NetChange> out = new ArrayList<>();
         for (int id = from; id <= to; id++) {
-            out.add(NetChanges.upsert("public.items", id, name, null, lsn));
+            NetChange c = NetChanges.upsert("public.items", id, name, null, lsn);
+            out.add(
+                    new NetChange(
+                            c.table(),
+                            c.op(),
+                            c.key(),
+                            c.after(),
+                            c.before(),
+                            c.unchanged(),
+                            c.schema(),
+                            c.intervalStartMs(),
+                            c.intervalEndMs(),
+                            c.firstPosition(),
+                            c.lastPosition(),
+                            c.transaction(),
+                            c.intervalStartMs() + 5,
+                            c.rawChanges(),
+                            c.snapshot(),
+                            c.mode(),
+                            c.stages(),
+                            c.generatorCommitMicros()));
         }
         return out;
     }
@@ -136,8 +162,8 @@ class WarehouseSinkSharingIT {
                 WarehouseSink b = new WarehouseSink(SinkConfig.of(settings(topic, group)))) {
             a.start(Duration.ofSeconds(60));
             b.start(Duration.ofSeconds(60));
-            interval(producer, topic, 0, upserts(1, 2, 10, "ok"), 110, 2, ONE_SECOND);
-            interval(producer, topic, 1, upserts(3, 4, 10, "ok"), 110, 2, ONE_SECOND);
+            interval(producer, topic, 0, upserts(1, 2, 10, "ok"), 110, 2, TEN_MS);
+            interval(producer, topic, 1, upserts(3, 4, 10, "ok"), 110, 2, TEN_MS);
             await().atMost(Duration.ofSeconds(90)).until(() -> rows("id > 0") == 4);
             try (Connection c = connect();
                     Statement s = c.createStatement()) {
@@ -145,16 +171,16 @@ class WarehouseSinkSharingIT {
             }
             List<NetChange> p0 = new ArrayList<>(upserts(5, 6, 20, "fine"));
             p0.add(NetChanges.upsert("public.items", 7, "bad", null, 20));
-            interval(producer, topic, 0, p0, 210, 2, ONE_SECOND);
-            interval(producer, topic, 1, upserts(8, 9, 20, "fine"), 210, 2, ONE_SECOND);
+            interval(producer, topic, 0, p0, 210, 2, TEN_MS);
+            interval(producer, topic, 1, upserts(8, 9, 20, "fine"), 210, 2, TEN_MS);
             await().atMost(Duration.ofSeconds(90)).until(() -> rows("name = 'fine'") == 4);
             assertThat(rows("id = 7")).isZero();
             assertThat(a.failure()).isEmpty();
             assertThat(b.failure()).isEmpty();
             assertThat(deadLetters(topic + "-dead-letters")).isEqualTo(1);
             // and they go on
-            interval(producer, topic, 0, upserts(10, 10, 30, "later"), 310, 2, ONE_SECOND);
-            interval(producer, topic, 1, upserts(11, 11, 30, "later"), 310, 2, ONE_SECOND);
+            interval(producer, topic, 0, upserts(10, 10, 30, "later"), 310, 2, TEN_MS);
+            interval(producer, topic, 1, upserts(11, 11, 30, "later"), 310, 2, TEN_MS);
             await().atMost(Duration.ofSeconds(90)).until(() -> rows("name = 'later'") == 2);
         }
     }
@@ -171,8 +197,8 @@ class WarehouseSinkSharingIT {
                 WarehouseSink b = new WarehouseSink(SinkConfig.of(small))) {
             a.start(Duration.ofSeconds(60));
             b.start(Duration.ofSeconds(60));
-            interval(producer, topic, 0, upserts(1, 1, 10, "warm"), 110, 2, ONE_SECOND);
-            interval(producer, topic, 1, upserts(2, 2, 10, "warm"), 110, 2, ONE_SECOND);
+            interval(producer, topic, 0, upserts(1, 1, 10, "warm"), 110, 2, TEN_MS);
+            interval(producer, topic, 1, upserts(2, 2, 10, "warm"), 110, 2, TEN_MS);
             await().atMost(Duration.ofSeconds(90)).until(() -> rows("id > 0") == 2);
 
             // one interval of 24,000 rows, its markers only after all of them
@@ -192,11 +218,10 @@ class WarehouseSinkSharingIT {
                             });
             watch.start();
             try {
-                interval(producer, topic, 0, upserts(1_000, 12_999, 20, "big"), 110, 2, ONE_SECOND);
-                interval(
-                        producer, topic, 1, upserts(13_000, 24_999, 20, "big"), 110, 2, ONE_SECOND);
+                interval(producer, topic, 0, upserts(1_000, 12_999, 20, "big"), 110, 2, TEN_MS);
+                interval(producer, topic, 1, upserts(13_000, 24_999, 20, "big"), 110, 2, TEN_MS);
                 for (int p = 0; p < 2; p++) {
-                    interval(producer, topic, p, List.of(), 210, 2, ONE_SECOND);
+                    interval(producer, topic, p, List.of(), 210, 2, TEN_MS);
                 }
                 await().atMost(Duration.ofSeconds(120)).until(() -> rows("name = 'big'") == 24_000);
             } finally {
@@ -235,7 +260,7 @@ class WarehouseSinkSharingIT {
                                 SinkConfig.of(settings(topic, "sink-" + UUID.randomUUID())))) {
             sink.start(Duration.ofSeconds(60));
             NetChange first = NetChanges.upsert("public.items", 1, "before", null, 10);
-            interval(producer, topic, 0, List.of(first), 1_700_000_001_000L, 1, ONE_SECOND);
+            interval(producer, topic, 0, List.of(first), 1_700_000_001_000L, 1, TEN_MS);
             await().atMost(Duration.ofSeconds(60)).until(() -> rows("name = 'before'") == 1);
             NetChange second = NetChanges.upsert("public.items", 2, "after", null, 20);
             interval(producer, topic, 0, List.of(second), 300, 1, PER_TRANSACTION);

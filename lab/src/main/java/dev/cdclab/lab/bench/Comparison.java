@@ -55,11 +55,25 @@ public final class Comparison {
             Boolean verified,
             String error,
             double startSeconds,
+            InitialLoad initialLoad,
             Map<String, Object> settings) {
 
         /** Whether it ran, verified and sustained a step. */
         public boolean ok() {
             return error == null && Boolean.TRUE.equals(verified) && ladder.best().isPresent();
+        }
+    }
+
+    /**
+     * The initial-load phase of an arm: from the end of the prefill (the tables hold their rows,
+     * capture not started) to the warehouse holding every row, start-up included.
+     *
+     * @param rows the rows the prefill wrote
+     * @param seconds from the end of the prefill until the warehouse had caught up with it
+     */
+    public record InitialLoad(long rows, double seconds) {
+        public double rowsPerSecond() {
+            return seconds > 0 ? rows / seconds : 0;
         }
     }
 
@@ -73,6 +87,29 @@ public final class Comparison {
         /** cdc-lab into DuckDB over the standard pipeline, in sustained changes/s. */
         public Double ratioDuckDb() {
             return ratio(arms.get(2), arms.get(0));
+        }
+
+        /**
+         * The standard pipeline's initial-load seconds over cdc-lab's into PostgreSQL (how many
+         * times faster); null when either has none.
+         */
+        public Double initialLoadSpeedup() {
+            return speedup(arms.get(1), arms.get(0));
+        }
+
+        /** The same into DuckDB. */
+        public Double initialLoadSpeedupDuckDb() {
+            return speedup(arms.get(2), arms.get(0));
+        }
+
+        private static Double speedup(ArmResult ours, ArmResult standard) {
+            if (ours.initialLoad() == null
+                    || standard.initialLoad() == null
+                    || ours.initialLoad().rows() == 0
+                    || ours.initialLoad().seconds() <= 0) {
+                return null;
+            }
+            return Numbers.round3(standard.initialLoad().seconds() / ours.initialLoad().seconds());
         }
 
         /** Whether every arm ran, verified and sustained a step. */
@@ -95,6 +132,11 @@ public final class Comparison {
                 a.put("verified", r.verified());
                 a.put("error", r.error());
                 a.put("start_s", Numbers.round3(r.startSeconds()));
+                if (r.initialLoad() != null) {
+                    a.put("initial_load_rows", r.initialLoad().rows());
+                    a.put("initial_load_s", Numbers.round3(r.initialLoad().seconds()));
+                    a.put("initial_load_rows_per_s", Math.round(r.initialLoad().rowsPerSecond()));
+                }
                 a.put("settings", r.settings());
                 m.put(r.arm().key(), a);
             }
@@ -102,6 +144,8 @@ public final class Comparison {
             m.put("ratio_bound", bound(arms.get(1), arms.get(0)));
             m.put("ratio_duckdb", ratioDuckDb());
             m.put("ratio_duckdb_bound", bound(arms.get(2), arms.get(0)));
+            m.put("initial_load_speedup", initialLoadSpeedup());
+            m.put("initial_load_speedup_duckdb", initialLoadSpeedupDuckDb());
             return m;
         }
 
@@ -158,12 +202,45 @@ public final class Comparison {
                             + " DuckDB%n",
                     ratioText(ratio, bound(arms.get(1), arms.get(0))),
                     ratioText(ratioDuck, bound(arms.get(2), arms.get(0))));
+            printInitialLoad(out);
             if (arms.stream().anyMatch(r -> r.ladder() != null && r.ladder().lowerBound())) {
                 out.println(
                         ">= : the pipeline kept up with all the source issued at its highest step,"
                                 + " and the source, sharing the machine, fell short of the step's"
                                 + " rate");
             }
+        }
+
+        /** Each arm's initial load, and how many times faster cdc-lab's were. */
+        private void printInitialLoad(PrintStream out) {
+            List<String> each = new ArrayList<>();
+            for (ArmResult r : arms) {
+                InitialLoad l = r.initialLoad();
+                each.add(
+                        l == null
+                                ? r.arm().shortLabel() + " -"
+                                : String.format(
+                                        Locale.ROOT,
+                                        "%s %s s (%s rows/s)",
+                                        r.arm().shortLabel(),
+                                        Numbers.fixed2(l.seconds()),
+                                        Numbers.count(Math.round(l.rowsPerSecond()))));
+            }
+            InitialLoad rows = arms.get(0).initialLoad();
+            out.printf(
+                    Locale.ROOT,
+                    "initial load of the %s prefilled rows, from the prefill's end to the warehouse"
+                            + " holding them: %s%n",
+                    rows == null ? "-" : Numbers.count(rows.rows()),
+                    String.join("; ", each));
+            out.printf(
+                    Locale.ROOT,
+                    "initial load cdc-lab/standard, times faster: %s into PostgreSQL, %s into"
+                            + " DuckDB%n",
+                    initialLoadSpeedup() == null ? "-" : Numbers.fixed2(initialLoadSpeedup()),
+                    initialLoadSpeedupDuckDb() == null
+                            ? "-"
+                            : Numbers.fixed2(initialLoadSpeedupDuckDb()));
         }
 
         /**
@@ -279,12 +356,26 @@ public final class Comparison {
         return new Result(results);
     }
 
-    /** Creates the workload's tables and loads its prefill, before capture starts. */
-    public static void prepare(Workload wl, Connection connection) throws Exception {
+    /**
+     * Creates the workload's tables and loads its prefill, before capture starts.
+     *
+     * @return the rows the prefill wrote
+     */
+    public static long prepare(Workload wl, Connection connection) throws Exception {
         try (Connection c = connection) {
             wl.createSchema(c);
-            wl.prefill(c, n -> {});
+            return wl.prefill(c, n -> {});
         }
+    }
+
+    /** The arm's prefill: rows, and when it ended (nanoTime); set before capture starts. */
+    private volatile long prefilledRows;
+
+    private volatile long prefillEndNanos;
+
+    private void prepareArm(Workload wl, Connection connection) throws Exception {
+        prefilledRows = prepare(wl, connection);
+        prefillEndNanos = System.nanoTime();
     }
 
     private BenchTarget start(Arm arm, Path dir, String id) {
@@ -296,7 +387,7 @@ public final class Comparison {
                                     dir,
                                     id,
                                     settings.durable(),
-                                    src -> prepare(wl, src.connect()),
+                                    src -> prepareArm(wl, src.connect()),
                                     settings.captureSettings(),
                                     wl.tables(),
                                     GENERATOR_COLUMN,
@@ -321,7 +412,7 @@ public final class Comparison {
                             .workDir(dir)
                             .runId(id)
                             .shutdownHooks(false)
-                            .beforeCapture(src -> prepare(wl, src.connect()));
+                            .beforeCapture(src -> prepareArm(wl, src.connect()));
             settings.ours().apply(b);
             Map<String, Object> s = new LinkedHashMap<>(settings.oursSettings());
             if (wh != null) {
@@ -354,15 +445,29 @@ public final class Comparison {
     private ArmResult runArm(Arm arm, Path dir, String id, PrintStream out) {
         long t0 = System.nanoTime();
         BenchTarget target = null;
+        prefillEndNanos = 0;
+        prefilledRows = 0;
+        InitialLoad load = null;
         try {
             Files.createDirectories(dir.resolve("logs"));
             target = start(arm, dir, id);
             closeOnShutdown.accept(target);
-            double startSeconds = (System.nanoTime() - t0) / 1e9;
+            long up = System.nanoTime();
+            double startSeconds = (up - t0) / 1e9;
             out.printf(
                     Locale.ROOT,
                     "up and caught up with the prefill in %s s%n",
                     Numbers.fixed2(startSeconds));
+            if (prefillEndNanos != 0) {
+                load = new InitialLoad(prefilledRows, (up - prefillEndNanos) / 1e9);
+                out.printf(
+                        Locale.ROOT,
+                        "initial load: %s prefilled rows in the warehouse %s s after the prefill"
+                                + " (%s rows/s, start-up included)%n",
+                        Numbers.count(load.rows()),
+                        Numbers.fixed2(load.seconds()),
+                        Numbers.count(Math.round(load.rowsPerSecond())));
+            }
             RateLadder.Result r =
                     new RateLadder(settings.plan())
                             .run(target, settings.workload(), StepTable.printer(out));
@@ -374,7 +479,7 @@ public final class Comparison {
             } else {
                 out.println("not verified: the warehouse did not catch up");
             }
-            return new ArmResult(arm, r, verified, null, startSeconds, target.settings());
+            return new ArmResult(arm, r, verified, null, startSeconds, load, target.settings());
         } catch (Exception e) {
             String msg = OneLineError.of(e);
             out.println("failed: " + msg);
@@ -384,6 +489,7 @@ public final class Comparison {
                     null,
                     msg,
                     (System.nanoTime() - t0) / 1e9,
+                    load,
                     target == null ? Map.of() : target.settings());
         } finally {
             if (target != null) {

@@ -43,6 +43,10 @@ public final class StandardPipelineConfig {
                 });
         // the sink takes the primary key from the record key, which needs its schema
         m.put("key.converter.schemas.enable", "true");
+        // its initial snapshot as Debezium's documentation tunes one: a thread per core reading
+        // tables in parallel, and its documented fetch size
+        m.put("snapshot.max.threads", "2");
+        m.put("snapshot.fetch.size", "10240");
         return m;
     }
 

@@ -98,7 +98,10 @@ public record CellMetrics(
         NAMES.put("cpu_postgres_s", "CPU seconds of PostgreSQL's processes");
         NAMES.put("heap_peak_mb", "most heap in use in the cdc-lab JVM, MiB");
         NAMES.put("rss_peak_mb", "most resident memory of the cdc-lab JVM, MiB");
-        NAMES.put("snapshot_s", "seconds Debezium's initial snapshot ran");
+        NAMES.put(
+                "snapshot_s",
+                "seconds the initial snapshot ran (cdc-lab's load at the slot's snapshot, or"
+                        + " Debezium's)");
         NAMES.put(
                 "tx_per_s_during_snapshot",
                 "workload tx/s while the initial snapshot ran (workload.during-snapshot)");

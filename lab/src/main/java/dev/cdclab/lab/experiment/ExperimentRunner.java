@@ -357,6 +357,9 @@ public final class ExperimentRunner {
             try (SnapshotWatch snap = new SnapshotWatch()) {
                 try {
                     p.start();
+                    if (p.initialLoad() != null) {
+                        snap.loaded(p.initialLoad().startedNanos(), p.initialLoad().endedNanos());
+                    }
                     admin = AdminServer.forPipeline(p, 0, AdminToken.generate());
                     // the page's address holds the token: printed for the user, never logged
                     currentPage = admin.pageUrl();

@@ -54,6 +54,22 @@ final class SnapshotWatch implements AutoCloseable {
         }
     }
 
+    /**
+     * The tables were read by cdc-lab's initial load, not Debezium's snapshot: its times are the
+     * snapshot's, and Debezium's metrics are no longer watched.
+     */
+    void loaded(long startNanos, long endNanos) {
+        running = false;
+        thread.interrupt();
+        try {
+            thread.join(1_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        this.startNanos = startNanos;
+        this.endNanos = endNanos;
+    }
+
     /** When the snapshot was first seen running, -1 when not yet. */
     long startNanos() {
         return startNanos;

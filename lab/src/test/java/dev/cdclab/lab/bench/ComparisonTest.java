@@ -47,6 +47,7 @@ class ComparisonTest {
                 true,
                 null,
                 5,
+                null,
                 Map.of());
     }
 
@@ -115,6 +116,7 @@ class ComparisonTest {
                         true,
                         null,
                         5,
+                        null,
                         Map.of());
         Comparison.Result r =
                 new Comparison.Result(
@@ -161,7 +163,53 @@ class ComparisonTest {
                 true,
                 null,
                 5,
+                null,
                 Map.of());
+    }
+
+    private static Comparison.ArmResult loaded(String key, double loadSeconds) {
+        Comparison.ArmResult a = arm(key, 700);
+        return new Comparison.ArmResult(
+                a.arm(),
+                a.ladder(),
+                a.verified(),
+                a.error(),
+                a.startSeconds(),
+                new Comparison.InitialLoad(5_000_000, loadSeconds),
+                a.settings());
+    }
+
+    @Test
+    void theInitialLoadSpeedupIsTheStandardPipelinesSecondsOverOurs() {
+        Comparison.Result r =
+                new Comparison.Result(
+                        List.of(
+                                loaded("baseline", 200),
+                                loaded("ours", 25),
+                                loaded("ours_duckdb", 40)));
+        assertThat(r.initialLoadSpeedup()).isEqualTo(8.0);
+        assertThat(r.initialLoadSpeedupDuckDb()).isEqualTo(5.0);
+        assertThat(r.asMap())
+                .containsEntry("initial_load_speedup", 8.0)
+                .containsEntry("initial_load_speedup_duckdb", 5.0);
+        assertThat(r.asMap().get("ours").toString())
+                .contains("initial_load_s=25.0")
+                .contains("initial_load_rows_per_s=200000");
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        r.print(100, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        assertThat(bytes.toString(StandardCharsets.UTF_8))
+                .contains(
+                        "initial load cdc-lab/standard, times faster: 8.00 into PostgreSQL, 5.00"
+                                + " into DuckDB");
+        // an arm without a load has no speedup
+        assertThat(
+                        new Comparison.Result(
+                                        List.of(
+                                                arm("baseline", 700),
+                                                loaded("ours", 25),
+                                                arm("d", 700)))
+                                .initialLoadSpeedup())
+                .isNull();
     }
 
     @Test
@@ -173,6 +221,7 @@ class ComparisonTest {
                         null,
                         "port in use",
                         1,
+                        null,
                         Map.of());
         Comparison.Result r =
                 new Comparison.Result(
