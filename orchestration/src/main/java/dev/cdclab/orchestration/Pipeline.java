@@ -7,6 +7,7 @@ import dev.cdclab.capture.DebeziumConnectorConfig;
 import dev.cdclab.change.NetChangeMode;
 import dev.cdclab.config.RowLimit;
 import dev.cdclab.config.RunNames;
+import dev.cdclab.initialload.InitialLoad;
 import dev.cdclab.orchestration.infra.InfraSpec;
 import dev.cdclab.orchestration.infra.Infrastructure;
 import dev.cdclab.orchestration.infra.SourceEndpoint;
@@ -152,8 +153,22 @@ public final class Pipeline implements AutoCloseable {
         sourceSettings = captureSource.settings();
         phase("source preparation", t0);
 
-        java.util.concurrent.CompletableFuture<Void> load = startInitialLoad();
+        long tLoad = System.nanoTime();
+        InitialLoadStage load =
+                captureSource instanceof dev.cdclab.capture.PostgresCapture pg
+                        ? InitialLoadStage.startIfDue(
+                                        pg,
+                                        capture,
+                                        StageConfigs.sink(
+                                                spec,
+                                                infra.kafkaBootstrapServers(),
+                                                embeddedWarehouse()))
+                                .orElse(null)
+                        : null;
         boolean loaded = load != null;
+        if (loaded) {
+            started.push(load);
+        }
 
         String appId = names.streamsApplicationId();
         if (infra.shared()) {
@@ -182,7 +197,7 @@ public final class Pipeline implements AutoCloseable {
         }
 
         t0 = System.nanoTime();
-        Map<String, String> cc = new java.util.LinkedHashMap<>(captureSource.connectorConfig());
+        Map<String, String> cc = new LinkedHashMap<>(captureSource.connectorConfig());
         if (loaded) {
             // the tables are in the warehouse as of the slot's first position: stream from there
             cc.put("snapshot.mode", "no_data");
@@ -207,7 +222,8 @@ public final class Pipeline implements AutoCloseable {
         phase("capture", t0);
         if (loaded) {
             // the stream waits in Kafka while the load runs; the sink writes after it
-            awaitInitialLoad(load);
+            initialLoadResult = load.await();
+            phase("initial load", tLoad);
             startSink();
         }
         LOG.info(
@@ -220,10 +236,10 @@ public final class Pipeline implements AutoCloseable {
                 warehouseUrl());
     }
 
-    private volatile dev.cdclab.initialload.InitialLoad.Result initialLoadResult;
+    private volatile InitialLoad.Result initialLoadResult;
 
     /** The initial load's rows and seconds per table; null when there was none. */
-    public dev.cdclab.initialload.InitialLoad.Result initialLoad() {
+    public InitialLoad.Result initialLoad() {
         return initialLoadResult;
     }
 
@@ -236,120 +252,6 @@ public final class Pipeline implements AutoCloseable {
             started.push(sink);
             sink.start(Duration.ofSeconds(30));
             phase("sink", t0);
-        }
-    }
-
-    /**
-     * Starts loading the tables that exist now straight into the warehouse, on a thread of its own
-     * (capture.initial.load=direct, a PostgreSQL source whose slot does not exist yet, every column
-     * captured): the slot is created here, with its snapshot exported, before the connector.
-     *
-     * @return the load, or null when there is none and Debezium reads the tables
-     */
-    private java.util.concurrent.CompletableFuture<Void> startInitialLoad() {
-        if (!(captureSource instanceof dev.cdclab.capture.PostgresCapture pg)
-                || capture.get(CaptureConfig.INITIAL_LOAD) != CaptureConfig.InitialLoad.DIRECT
-                || capture.get(CaptureConfig.CAPTURED_COLUMNS) != null
-                || !capture.get(CaptureConfig.SNAPSHOT_MODE).equals("initial")) {
-            return null;
-        }
-        long t0 = System.nanoTime();
-        SinkConfig sc = StageConfigs.sink(spec, infra.kafkaBootstrapServers(), embeddedWarehouse());
-        java.util.Optional<dev.cdclab.capture.ExportedSlot> exported = pg.exportSlotIfNew();
-        if (exported.isEmpty()) {
-            refuseCutOffLoad(sc, capture.get(CaptureConfig.SLOT));
-            return null;
-        }
-        List<String> schemas =
-                capture.schemas().stream()
-                        .filter(x -> !x.equals(CaptureConfig.LAB_SCHEMA))
-                        .toList();
-        List<String> excluded = new java.util.ArrayList<>();
-        captureSource
-                .keylessTables()
-                .forEach(
-                        (t, how) -> {
-                            if (how.startsWith("not captured")) {
-                                excluded.add(t.replace("\"", ""));
-                            }
-                        });
-        long snapshotMs = captureSource.nowMs();
-        return java.util.concurrent.CompletableFuture.runAsync(
-                () -> {
-                    try (dev.cdclab.capture.ExportedSlot slot = exported.get();
-                            dev.cdclab.sink.warehouse.WarehouseWriter w =
-                                    new dev.cdclab.sink.warehouse.WarehouseWriter(
-                                            sc.get(SinkConfig.WAREHOUSE_URL),
-                                            sc.get(SinkConfig.WAREHOUSE_USER),
-                                            sc.password())) {
-                        initialLoadResult =
-                                dev.cdclab.initialload.InitialLoad.run(
-                                        pg::connect,
-                                        slot.slot(),
-                                        slot.snapshot(),
-                                        schemas,
-                                        capture.tables(),
-                                        excluded,
-                                        w,
-                                        snapshotMs);
-                    } catch (Exception e) {
-                        throw new java.util.concurrent.CompletionException(e);
-                    }
-                    LOG.info(
-                            "Initial load: {} rows in {} s ({} rows/s)",
-                            initialLoadResult.rows(),
-                            String.format(
-                                    java.util.Locale.ROOT, "%.1f", initialLoadResult.seconds()),
-                            Math.round(initialLoadResult.rowsPerSecond()));
-                    phase("initial load", t0);
-                },
-                r -> {
-                    Thread t = new Thread(r, "initial-load");
-                    t.setDaemon(true);
-                    t.start();
-                });
-    }
-
-    /**
-     * Stops start-up when the warehouse records a load from {@code slot} that began and never
-     * committed: the slot has moved on, and streaming from it would leave the tables without the
-     * rows that existed before it.
-     */
-    private static void refuseCutOffLoad(SinkConfig sc, String slot) {
-        java.util.Optional<String> state;
-        try (dev.cdclab.sink.warehouse.WarehouseWriter w =
-                new dev.cdclab.sink.warehouse.WarehouseWriter(
-                        sc.get(SinkConfig.WAREHOUSE_URL),
-                        sc.get(SinkConfig.WAREHOUSE_USER),
-                        sc.password())) {
-            state = w.initialLoadState(slot);
-        } catch (java.sql.SQLException e) {
-            throw new dev.cdclab.orchestration.operate.StageFailedException(
-                    "initial load", dev.cdclab.config.OneLineError.of(e), e);
-        }
-        if (state.filter("started"::equals).isPresent()) {
-            throw new dev.cdclab.orchestration.operate.StageFailedException(
-                    "initial load",
-                    "the initial load from replication slot "
-                            + slot
-                            + " did not finish (the pipeline stopped during it): drop the slot and"
-                            + " the pipeline's topics, then start again to load from the"
-                            + " beginning",
-                    null);
-        }
-    }
-
-    private void awaitInitialLoad(java.util.concurrent.CompletableFuture<Void> load) {
-        try {
-            load.join();
-        } catch (java.util.concurrent.CompletionException e) {
-            Throwable cause = e.getCause() != null ? e.getCause() : e;
-            if (cause.getCause() != null
-                    && cause instanceof java.util.concurrent.CompletionException) {
-                cause = cause.getCause();
-            }
-            throw new dev.cdclab.orchestration.operate.StageFailedException(
-                    "initial load", dev.cdclab.config.OneLineError.of(cause), cause);
         }
     }
 
