@@ -8,6 +8,6 @@ import org.junit.jupiter.api.Timeout;
 class InitialLoadIT extends InitialLoadContract {
     @Override
     Pipeline.Builder warehouse(Pipeline.Builder b) {
-        return b;
+        return b.capture("initial.load", "direct");
     }
 }

@@ -8,6 +8,6 @@ import org.junit.jupiter.api.Timeout;
 class InitialLoadPostgresWarehouseIT extends InitialLoadContract {
     @Override
     Pipeline.Builder warehouse(Pipeline.Builder b) {
-        return b.postgresWarehouse(true);
+        return b.postgresWarehouse(true).capture("initial.load", "direct");
     }
 }

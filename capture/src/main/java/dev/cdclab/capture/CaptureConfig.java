@@ -110,19 +110,20 @@ public final class CaptureConfig {
                     .build();
     public static final ConfigOption<InitialLoad> INITIAL_LOAD =
             enumOption("initial.load", InitialLoad.class)
-                    .defaultValue(InitialLoad.DIRECT)
+                    .defaultValue(InitialLoad.DEBEZIUM)
                     .description(
                             "postgres: how the tables that exist when capture starts reach the"
-                                    + " warehouse. direct (default): cdc-lab creates the"
-                                    + " replication slot with its snapshot exported, reads every"
-                                    + " table with COPY at that snapshot and writes it into the"
-                                    + " warehouse in one transaction, then Debezium streams from"
-                                    + " the slot (snapshot.mode=no_data); debezium: Debezium's"
-                                    + " snapshot.mode decides, its rows through Kafka. A slot that"
-                                    + " exists already is not loaded again, and a load the"
-                                    + " pipeline stopped during stops the next start-up, naming"
-                                    + " the slot. With captured.columns or a snapshot.mode other"
-                                    + " than initial, Debezium reads the tables.")
+                                    + " warehouse. debezium (default): Debezium's snapshot.mode"
+                                    + " decides, its rows through Kafka; direct: cdc-lab creates"
+                                    + " the replication slot with its snapshot exported, reads"
+                                    + " every table with COPY at that snapshot and writes it into"
+                                    + " the warehouse in one transaction, then Debezium streams"
+                                    + " from the slot (snapshot.mode=no_data), 6-10x faster; see"
+                                    + " docs/limits.md for the difference cdc-lab fuzz found with"
+                                    + " it. A slot that exists already is not loaded again, and a"
+                                    + " load the pipeline stopped during stops the next start-up,"
+                                    + " naming the slot. With captured.columns or a snapshot.mode"
+                                    + " other than initial, Debezium reads the tables.")
                     .build();
     public static final ConfigOption<KeylessTables> KEYLESS_TABLES =
             enumOption("keyless.tables", KeylessTables.class)

@@ -130,6 +130,11 @@ final class FuzzPipeline implements AutoCloseable {
             started.add(s);
             streams.add(s.start());
         }
+        // a sink refuses to start before the net-change app has created its topic
+        dev.cdclab.orchestration.infra.Topics.awaitExists(
+                pipeline.infrastructure().kafkaBootstrapServers(),
+                pipeline.sinkConfig().get(SinkConfig.TOPIC),
+                java.time.Duration.ofSeconds(60));
         for (int i = 0; i < n; i++) {
             sinks.add(sink(i));
             startSink(i);

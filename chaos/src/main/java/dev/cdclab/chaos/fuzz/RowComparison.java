@@ -322,9 +322,15 @@ final class RowComparison {
                 return v.replace(" (BC)", " BC");
             }
             if (t.startsWith("timestamp") || t.startsWith("time")) {
-                return v.replace(" (BC)", " BC")
-                        .replaceFirst("(\\.\\d*?)0+$", "$1")
-                        .replaceFirst("\\.$", "");
+                // DuckDB writes the era after the date ("0044-03-15 (BC) 00:00:00.500000"),
+                // PostgreSQL after the time ("0044-03-15 00:00:00.5 BC")
+                boolean bc = v.contains(" (BC)") || v.endsWith(" BC");
+                String u = v.replace(" (BC)", "");
+                if (u.endsWith(" BC")) {
+                    u = u.substring(0, u.length() - 3);
+                }
+                u = u.replaceFirst("(\\.\\d*?)0+$", "$1").replaceFirst("\\.$", "");
+                return bc ? u + " BC" : u;
             }
             if (t.equals("jsonb") || t.equals("json") || t.endsWith("[]")) {
                 return tree(JSON.readTree(v)).toString();

@@ -38,6 +38,37 @@ public final class Topics {
         }
     }
 
+    /**
+     * Waits until {@code topic} exists (a net-change app started beside creates its topics).
+     *
+     * @throws InfraUnavailableException when it does not within {@code timeout}
+     */
+    public static void awaitExists(String bootstrapServers, String topic, Duration timeout) {
+        dev.cdclab.wait.Poll poll = dev.cdclab.wait.Poll.within(timeout);
+        try (Admin admin = admin(bootstrapServers, timeout)) {
+            boolean there =
+                    poll.until(
+                            () -> {
+                                try {
+                                    return admin.listTopics()
+                                            .names()
+                                            .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                                            .contains(topic);
+                                } catch (InterruptedException e) {
+                                    Thread.currentThread().interrupt();
+                                    return true;
+                                } catch (Exception e) {
+                                    return false;
+                                }
+                            });
+            if (!there) {
+                throw new InfraUnavailableException(
+                        "topic " + topic + " does not exist after " + timeout.toSeconds() + " s",
+                        null);
+            }
+        }
+    }
+
     /** Deletes the topics whose names start with one of the prefixes; best effort. */
     public static void delete(String bootstrapServers, List<String> prefixes) {
         delete(bootstrapServers, List.of(), prefixes);

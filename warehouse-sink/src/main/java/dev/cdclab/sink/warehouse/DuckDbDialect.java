@@ -1160,7 +1160,13 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
         dropKeyIndexes(c, from, null);
         rowEstimates.remove(from.toString());
         rowEstimates.remove(to.toString());
+        boolean changedRows = modified.remove(from);
         super.renameTable(c, from, to);
+        // the rows it changed are the renamed table's: a column added to it later in the
+        // transaction still needs the rebuild
+        if (changedRows) {
+            modified.add(to);
+        }
     }
 
     @Override

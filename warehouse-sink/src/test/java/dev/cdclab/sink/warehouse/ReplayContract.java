@@ -553,6 +553,44 @@ abstract class ReplayContract {
     }
 
     /**
+     * Rows updated, the table renamed, then a column added to it, all in one warehouse transaction
+     * (found by {@code cdc-lab fuzz}: DuckDB refused to commit, "another transaction has altered
+     * this table", and the sink stopped).
+     */
+    @Test
+    void aColumnAddedToATableRenamedAfterUpdatesInOneTransactionCommits() throws Exception {
+        List<ColumnSpec> cols = idAnd(col("n", "INT4", "int32"));
+        writer.apply(
+                List.of(
+                        change(
+                                table,
+                                cols,
+                                NetOperation.INSERT,
+                                M.createObjectNode().put("id", 1).put("n", 7),
+                                10)),
+                100);
+        String renamed = table + "_r";
+        writer.apply(
+                List.of(
+                        change(
+                                table,
+                                cols,
+                                NetOperation.UPDATE,
+                                M.createObjectNode().put("id", 1).put("n", 8),
+                                20),
+                        NetChanges.renameOrDrop(table, renamed, 21),
+                        columnEvent(
+                                TableEvent.Kind.ADD_COLUMN,
+                                renamed,
+                                "d",
+                                "{\"type_name\":\"int4\",\"type_mod\":-1,"
+                                        + "\"default_text\":\"-61581\"}",
+                                22)),
+                200);
+        assertThat(rows(renamed, "id, n, d")).containsExactly("1|8|-61581");
+    }
+
+    /**
      * A table loses its key; a row inserted while it had one is then deleted without a key. After a
      * crash the sink reads the insert again: it is a replay, and the row stays gone (a keyless
      * delete leaves no tombstone to refuse it).
