@@ -26,8 +26,7 @@ class FuzzIT {
         Path own = WORK.resolve(name);
         if (Files.exists(own)) {
             try (var paths = Files.walk(own)) {
-                paths.sorted(java.util.Comparator.reverseOrder())
-                        .forEach(f -> f.toFile().delete());
+                paths.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
             }
         }
         Path json = WORK.resolve(name + ".json").toAbsolutePath();
