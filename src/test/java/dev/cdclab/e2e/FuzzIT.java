@@ -55,9 +55,9 @@ class FuzzIT {
     }
 
     @Test
-    void fixedSeedsIntoDuckDbLandEqual() throws Exception {
-        JsonNode r = fuzz("duckdb", "fuzz", "--seed", "11,14", "--duration", "60s");
-        assertThat(r.get("seeds")).hasSize(2);
+    void aFixedSeedIntoDuckDbLandsEqual() throws Exception {
+        JsonNode r = fuzz("duckdb", "fuzz", "--seed", "11", "--duration", "60s");
+        assertThat(r.get("seeds")).hasSize(1);
     }
 
     @Test
