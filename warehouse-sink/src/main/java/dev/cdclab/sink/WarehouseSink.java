@@ -82,6 +82,10 @@ public final class WarehouseSink implements AutoCloseable {
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean running;
+
+    /** How many of the topic's partitions this sink reads now. */
+    private volatile int assigned;
+
     private WarehouseWriter writer;
     private KafkaConsumer<byte[], byte[]> consumer;
     private KafkaClientMetrics consumerMetrics;
@@ -202,6 +206,7 @@ public final class WarehouseSink implements AutoCloseable {
                                     e.getMessage());
                         }
                         gate.revoke(revoked);
+                        assigned = consumer.assignment().size() - revoked.size();
                     }
 
                     @Override
@@ -211,11 +216,13 @@ public final class WarehouseSink implements AutoCloseable {
                             rollBackStreamed(lost);
                         }
                         gate.revoke(lost);
+                        assigned = consumer.assignment().size() - lost.size();
                     }
 
                     @Override
                     public void onPartitionsAssigned(Collection<TopicPartition> assigned) {
                         gate.assign(assigned);
+                        WarehouseSink.this.assigned = consumer.assignment().size();
                     }
                 });
     }
@@ -431,7 +438,7 @@ public final class WarehouseSink implements AutoCloseable {
         restart.forEach(
                 (tp, offset) -> {
                     consumer.seek(tp, offset);
-                    gate.reset(tp);
+                    gate.rewind(tp, offset);
                 });
         gate.committed();
         forgetStreamed();
@@ -653,16 +660,18 @@ public final class WarehouseSink implements AutoCloseable {
             return;
         }
         if (!b.windows().equals(committedWindows)) {
-            // staged under other window settings before: in this unit from now on
-            long adopted = staging.adopt(b);
-            if (adopted > 0) {
-                LOG.info(
-                        "Brought {} staged change(s) over to the new window settings ({})",
-                        adopted,
-                        b.windows());
-            }
             committedWindows = b.windows();
             committedThrough = Long.MIN_VALUE;
+        }
+        // staged under other window settings: by a sink before the net-change app's restart, or
+        // by one that had not yet read a marker since it took its partitions (a rebalance); such
+        // rows come at any time, so every round looks (an index probe when there are none)
+        long adopted = staging.adopt(b);
+        if (adopted > 0) {
+            LOG.info(
+                    "Brought {} staged change(s) over to the window settings in force ({})",
+                    adopted,
+                    b.windows());
         }
         if (b.throughMs() <= committedThrough) {
             return;
@@ -853,12 +862,14 @@ public final class WarehouseSink implements AutoCloseable {
             throw new IllegalStateException("cannot roll back the warehouse transaction", e);
         }
         Map<TopicPartition, Long> restart = gate.committableOffsets();
+        // a revoked partition too: the offset committed for its next owner is where the changes
+        // rolled back begin, not past them
         restart.forEach(
                 (tp, offset) -> {
                     if (!revoked.contains(tp)) {
                         consumer.seek(tp, offset);
-                        gate.reset(tp);
                     }
+                    gate.rewind(tp, offset);
                 });
         gate.committed();
         forgetStreamed();
@@ -925,6 +936,11 @@ public final class WarehouseSink implements AutoCloseable {
     }
 
     /** True while the consuming thread runs. */
+    /** How many of the topic's partitions this sink reads now (a rebalance changes it). */
+    public int assignedPartitions() {
+        return assigned;
+    }
+
     public boolean isRunning() {
         return running;
     }

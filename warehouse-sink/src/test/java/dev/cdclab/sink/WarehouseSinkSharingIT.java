@@ -162,6 +162,8 @@ class WarehouseSinkSharingIT {
                 WarehouseSink b = new WarehouseSink(SinkConfig.of(settings(topic, group)))) {
             a.start(Duration.ofSeconds(60));
             b.start(Duration.ofSeconds(60));
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> a.assignedPartitions() == 1 && b.assignedPartitions() == 1);
             interval(producer, topic, 0, upserts(1, 2, 10, "ok"), 110, 2, TEN_MS);
             interval(producer, topic, 1, upserts(3, 4, 10, "ok"), 110, 2, TEN_MS);
             await().atMost(Duration.ofSeconds(90)).until(() -> rows("id > 0") == 4);
@@ -197,6 +199,8 @@ class WarehouseSinkSharingIT {
                 WarehouseSink b = new WarehouseSink(SinkConfig.of(small))) {
             a.start(Duration.ofSeconds(60));
             b.start(Duration.ofSeconds(60));
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> a.assignedPartitions() == 1 && b.assignedPartitions() == 1);
             interval(producer, topic, 0, upserts(1, 1, 10, "warm"), 110, 2, TEN_MS);
             interval(producer, topic, 1, upserts(2, 2, 10, "warm"), 110, 2, TEN_MS);
             await().atMost(Duration.ofSeconds(90)).until(() -> rows("id > 0") == 2);
@@ -242,6 +246,75 @@ class WarehouseSinkSharingIT {
                     .isLessThan(12_000);
             assertThat(a.failure()).isEmpty();
             assertThat(b.failure()).isEmpty();
+        }
+    }
+
+    /**
+     * A sink that read every partition alone had written part of a large transaction ahead into its
+     * open warehouse transaction when a second sink joined: it rolls that back, and the offsets it
+     * commits for the partition it hands over are where the rolled-back changes begin, so that the
+     * new owner reads them again. Committed past them, as they once were, the rows were lost.
+     */
+    @Test
+    void aSinkJoiningWhileAnotherWritesALargeTransactionAheadLosesNothing() throws Exception {
+        String topic = topic(2);
+        warehouse.createDatabase(db);
+        String group = "sink-" + UUID.randomUUID();
+        Map<String, String> small = settings(topic, group);
+        small.put("interval.buffer.bytes", "65536");
+        try (KafkaProducer<byte[], byte[]> producer = producer();
+                WarehouseSink a = new WarehouseSink(SinkConfig.of(small));
+                WarehouseSink b = new WarehouseSink(SinkConfig.of(small))) {
+            a.start(Duration.ofSeconds(60));
+            await().atMost(Duration.ofSeconds(60)).until(() -> a.assignedPartitions() == 2);
+            interval(producer, topic, 0, upserts(1, 1, 10, "warm"), 110, 2, TEN_MS);
+            interval(producer, topic, 1, upserts(2, 2, 10, "warm"), 110, 2, TEN_MS);
+            await().atMost(Duration.ofSeconds(90)).until(() -> rows("id > 0") == 2);
+
+            interval(producer, topic, 0, upserts(1_000, 12_999, 20, "big"), 110, 2, TEN_MS);
+            await("the first sink writes the transaction ahead")
+                    .atMost(Duration.ofSeconds(60))
+                    .until(this::openWriteTransactions, n -> n > 0);
+            b.start(Duration.ofSeconds(60));
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> a.assignedPartitions() == 1 && b.assignedPartitions() == 1);
+            interval(producer, topic, 1, upserts(13_000, 24_999, 20, "big"), 110, 2, TEN_MS);
+            for (int p = 0; p < 2; p++) {
+                interval(producer, topic, p, List.of(), 210, 2, TEN_MS);
+            }
+            await().atMost(Duration.ofSeconds(120))
+                    .until(() -> rows("name = 'big'"), n -> n == 24_000);
+            assertThat(distinctTransactions("name = 'big'"))
+                    .as("one warehouse transaction")
+                    .isOne();
+            assertThat(a.failure()).isEmpty();
+            assertThat(b.failure()).isEmpty();
+        }
+    }
+
+    /** Warehouse transactions other than this query's that have written and not yet committed. */
+    private long openWriteTransactions() throws Exception {
+        try (Connection c = connect();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT count(*) FROM pg_stat_activity WHERE datname ="
+                                        + " current_database() AND pid <> pg_backend_pid() AND"
+                                        + " backend_xid IS NOT NULL")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private long distinctTransactions(String where) throws Exception {
+        try (Connection c = connect();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT count(DISTINCT xmin::text) FROM public.items WHERE "
+                                        + where)) {
+            rs.next();
+            return rs.getLong(1);
         }
     }
 

@@ -72,14 +72,17 @@ public final class IntervalGate<P> {
     }
 
     /**
-     * Forgets everything read from the partition, to read it again from its committable offset
-     * (after the open warehouse transaction was rolled back).
+     * Forgets everything read from the partition after a rollback of what was written ahead from
+     * it, and records {@code offset} as where it is to be read again: the offset committed for it
+     * (at a revocation, for its next owner) is then that one, not past the changes rolled back.
      */
-    public void reset(P partition) {
+    public void rewind(P partition, long offset) {
         PartitionState s = partitions.get(partition);
         if (s != null) {
             s.held.forEach(h -> heldBytes -= h.bytes());
-            partitions.put(partition, new PartitionState());
+            PartitionState fresh = new PartitionState();
+            fresh.nextOffset = offset;
+            partitions.put(partition, fresh);
         }
     }
 

@@ -61,6 +61,23 @@ public final class StagingArea {
                     "ALTER TABLE cdc_lab.staged_changes ADD COLUMN IF NOT EXISTS windows TEXT, ADD"
                             + " COLUMN IF NOT EXISTS ahead BOOLEAN NOT NULL DEFAULT false");
         }
+        // the committer looks for changes staged under other settings every round
+        if (!hasIndex(s, "staged_changes_windows")) {
+            s.execute("UPDATE cdc_lab.staged_changes SET windows = '' WHERE windows IS NULL");
+            s.execute(
+                    "CREATE INDEX IF NOT EXISTS staged_changes_windows ON cdc_lab.staged_changes"
+                            + " (topic, windows)");
+        }
+    }
+
+    private static boolean hasIndex(Statement s, String index) throws SQLException {
+        try (ResultSet rs =
+                s.executeQuery(
+                        "SELECT 1 FROM pg_indexes WHERE schemaname = 'cdc_lab' AND indexname = '"
+                                + index
+                                + "'")) {
+            return rs.next();
+        }
     }
 
     private static boolean hasColumn(Statement s, String table, String column) throws SQLException {
@@ -154,7 +171,8 @@ public final class StagingArea {
                     ps.setLong(3, e.offset());
                     ps.setLong(4, e.intervalEndMs());
                     ps.setBytes(5, e.record());
-                    ps.setString(6, windows);
+                    // never NULL, so that the committer's look for other settings is two ranges
+                    ps.setString(6, windows == null ? "" : windows);
                     ps.setBoolean(7, ahead);
                     ps.addBatch();
                 }
@@ -223,10 +241,12 @@ public final class StagingArea {
         List<long[]> moved = new ArrayList<>();
         try (PreparedStatement ps =
                 c.prepareStatement(
+                        // spelled as ranges, so that the index answers when there are none
                         "SELECT part, off, ahead, record FROM cdc_lab.staged_changes WHERE topic ="
-                                + " ? AND COALESCE(windows, '') <> ?")) {
+                                + " ? AND (windows < ? OR windows > ?)")) {
             ps.setString(1, topic);
             ps.setString(2, b.windows());
+            ps.setString(3, b.windows());
             ps.setFetchSize(1000);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
