@@ -856,8 +856,16 @@ public final class WarehouseWriter implements AutoCloseable {
         }
         Map<String, ColumnSpec> following = null;
         long followedSchema = 0;
+        List<ColumnSpec> keyAfterwards = null;
         if (newest != null && (!state.schemaAtOrAfter(newest.position()) || !tableExists(table))) {
-            ensureTable(table, newest.columns());
+            if (anyKeyless && !newest.keyless()) {
+                // the table gained its key in this batch: the changes made before, without one,
+                // are applied first (a row they insert and a later one deletes may share a key)
+                keyAfterwards = newest.columns();
+                ensureTable(table, newest.columns().stream().map(c -> c.withKey(false)).toList());
+            } else {
+                ensureTable(table, newest.columns());
+            }
             state = state.followingSchemaAt(newest.position());
             following = new LinkedHashMap<>();
             for (ColumnSpec c : newest.columns()) {
@@ -906,6 +914,9 @@ public final class WarehouseWriter implements AutoCloseable {
                 applyKeyed(table, run, following, followedSchema);
             }
             i = j;
+        }
+        if (keyAfterwards != null) {
+            ensureTable(table, keyAfterwards);
         }
         if (!state.equals(loaded)) {
             saveState(table, state);

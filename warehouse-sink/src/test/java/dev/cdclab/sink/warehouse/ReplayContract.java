@@ -633,6 +633,54 @@ abstract class ReplayContract {
     }
 
     /**
+     * A table without a key gains one in a transaction whose earlier changes insert a row again and
+     * delete one copy of it: the changes made without the key apply first, and the key comes after
+     * them (a key added first refused the second copy).
+     */
+    @Test
+    void aKeyAddedAfterKeylessChangesInOneBatchComesAfterThem() throws Exception {
+        List<ColumnSpec> keyless =
+                List.of(
+                        new ColumnSpec("id", "INT4", false, false, null, null, "int32", null),
+                        new ColumnSpec("n", "INT4", false, true, null, null, "int32", null));
+        List<ColumnSpec> keyed = idAnd(col("n", "INT4", "int32"));
+        writer.apply(
+                List.of(
+                        NetChanges.keyless(
+                                table,
+                                keyless,
+                                NetOperation.INSERT,
+                                null,
+                                M.createObjectNode().put("id", 1).put("n", 7),
+                                SourcePosition.postgres(10))),
+                100);
+        writer.apply(
+                List.of(
+                        NetChanges.keyless(
+                                table,
+                                keyless,
+                                NetOperation.INSERT,
+                                null,
+                                M.createObjectNode().put("id", 1).put("n", 7),
+                                SourcePosition.postgres(20)),
+                        NetChanges.keyless(
+                                table,
+                                keyless,
+                                NetOperation.DELETE,
+                                M.createObjectNode().put("id", 1).put("n", 7),
+                                null,
+                                SourcePosition.postgres(30)),
+                        change(
+                                table,
+                                keyed,
+                                NetOperation.INSERT,
+                                M.createObjectNode().put("id", 2).put("n", 8),
+                                40)),
+                200);
+        assertThat(rows(table, "id, n")).containsExactlyInAnyOrder("1|7", "2|8");
+    }
+
+    /**
      * Unchanged columns are found by name, not by a pattern: {@code _} in one column's name does
      * not match another's character.
      */
