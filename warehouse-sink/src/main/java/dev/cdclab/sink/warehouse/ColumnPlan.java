@@ -62,6 +62,21 @@ final class ColumnPlan {
             Map<String, String> warehouse,
             Map<String, ColumnSpec> newest,
             WarehouseDialect dialect) {
+        return fitting(made, warehouse, newest, Map.of(), dialect);
+    }
+
+    /**
+     * As {@link #fitting(List, Map, Map, WarehouseDialect)}, and columns added after the changes
+     * were made ({@code addedAfter}: the column as added, by name, with the value rows there were
+     * took) hold that value, as at the source, even where the table follows no newer schema in this
+     * batch.
+     */
+    static ColumnPlan fitting(
+            List<ColumnSpec> made,
+            Map<String, String> warehouse,
+            Map<String, ColumnSpec> newest,
+            Map<String, Map.Entry<ColumnSpec, String>> addedAfter,
+            WarehouseDialect dialect) {
         List<ColumnSpec> targets = new ArrayList<>();
         List<ColumnSpec> reads = new ArrayList<>();
         List<String> constants = new ArrayList<>();
@@ -99,7 +114,17 @@ final class ColumnPlan {
                 targets.add(target.withKey(false));
                 reads.add(null);
                 constants.add(defaultText(target));
+                names.add(later.name());
             }
+        }
+        for (var e : addedAfter.entrySet()) {
+            String has = warehouse == null ? null : warehouse.get(e.getKey());
+            if (names.contains(e.getKey()) || has == null) {
+                continue;
+            }
+            targets.add(ExistingColumns.fit(e.getValue().getKey(), has, dialect).withKey(false));
+            reads.add(null);
+            constants.add(e.getValue().getValue());
         }
         return new ColumnPlan(targets, reads, constants);
     }

@@ -669,6 +669,11 @@ public final class WarehouseWriter implements AutoCloseable {
                 }
             }
             db().addColumn(connection, table, col, value);
+            if (value != null) {
+                addedColumns
+                        .computeIfAbsent(table, t -> new HashMap<>())
+                        .put(col.name(), new AddedColumn(col, value, e.position()));
+            }
             LOG.info("Added column {} to warehouse table {}, as the source did", col.name(), table);
             if (lost != null) {
                 String why =
@@ -939,6 +944,7 @@ public final class WarehouseWriter implements AutoCloseable {
             TableName table,
             List<ColumnSpec> columns,
             long schemaId,
+            String latest,
             Map<String, ColumnSpec> following,
             long followedSchema)
             throws SQLException {
@@ -946,8 +952,27 @@ public final class WarehouseWriter implements AutoCloseable {
             return ColumnPlan.asTheyAre(
                     ExistingColumns.fit(columns, knownColumns.get(table), dialect));
         }
-        return ColumnPlan.fitting(columns, columns(table), following, dialect);
+        Map<String, Map.Entry<ColumnSpec, String>> after = new HashMap<>();
+        addedColumns
+                .getOrDefault(table, Map.of())
+                .forEach(
+                        (name, added) -> {
+                            if (latest.compareTo(added.position()) < 0) {
+                                after.put(name, Map.entry(added.column(), added.value()));
+                            }
+                        });
+        return ColumnPlan.fitting(columns, columns(table), following, after, dialect);
     }
+
+    /** A column an {@code ADD COLUMN} added, the value rows there were took, and its position. */
+    private record AddedColumn(ColumnSpec column, String value, String position) {}
+
+    /**
+     * Columns added with a value for the rows there were, by table and name: a change made before
+     * one, written after it was added (its interval applied late in the transaction), gives the
+     * column that value, not NULL.
+     */
+    private final Map<TableName, Map<String, AddedColumn>> addedColumns = new HashMap<>();
 
     /**
      * Columns of the warehouse table the changes' schema does not have (dropped, or kept aside
@@ -1024,7 +1049,13 @@ public final class WarehouseWriter implements AutoCloseable {
                 continue;
             }
             ColumnPlan plan =
-                    plan(table, group.get(0).columns(), schemaId, following, followedSchema);
+                    plan(
+                            table,
+                            group.get(0).columns(),
+                            schemaId,
+                            group.get(group.size() - 1).position(),
+                            following,
+                            followedSchema);
             List<ColumnSpec> columns = plan.targets();
             if (columns.isEmpty()) {
                 continue;
@@ -1102,7 +1133,14 @@ public final class WarehouseWriter implements AutoCloseable {
             for (var e : bySchema.entrySet()) {
                 List<NetChange> group = e.getValue();
                 List<ColumnSpec> schema = group.get(0).columns();
-                ColumnPlan plan = plan(table, schema, e.getKey(), following, followedSchema);
+                String latest = group.get(0).position();
+                for (NetChange c : group) {
+                    if (c.position().compareTo(latest) > 0) {
+                        latest = c.position();
+                    }
+                }
+                ColumnPlan plan =
+                        plan(table, schema, e.getKey(), latest, following, followedSchema);
                 List<ColumnSpec> columns = plan.targets();
                 long keys = schema.stream().filter(ColumnSpec::key).count();
                 if (columns.stream().filter(ColumnSpec::key).count() < keys || keys == 0) {

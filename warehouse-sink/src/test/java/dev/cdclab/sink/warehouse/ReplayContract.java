@@ -240,6 +240,46 @@ abstract class ReplayContract {
     }
 
     /**
+     * A table without a key gains a column with a {@code DEFAULT}; a row inserted before that, read
+     * after the column was added, holds the default as at the source (it held NULL, so the next
+     * change of it found no row equal to its old image).
+     */
+    @Test
+    void aKeylessRowMadeBeforeAColumnWasAddedAndWrittenAfterHoldsItsDefault() throws Exception {
+        List<ColumnSpec> before =
+                List.of(
+                        new ColumnSpec("id", "INT4", false, false, null, null, "int32", null),
+                        new ColumnSpec("name", "TEXT", false, true, null, null, "string", null));
+        writer.apply(
+                List.of(
+                        NetChanges.keyless(
+                                table,
+                                before,
+                                NetOperation.INSERT,
+                                null,
+                                M.createObjectNode().put("id", 1).put("name", "a"),
+                                SourcePosition.postgres(11)),
+                        columnEvent(
+                                TableEvent.Kind.ADD_COLUMN,
+                                table,
+                                "n",
+                                "{\"type_name\":\"int4\",\"type_mod\":-1,\"default_text\":\"5\"}",
+                                20)),
+                100);
+        writer.apply(
+                List.of(
+                        NetChanges.keyless(
+                                table,
+                                before,
+                                NetOperation.INSERT,
+                                null,
+                                M.createObjectNode().put("id", 2).put("name", "b"),
+                                SourcePosition.postgres(12))),
+                200);
+        assertThat(rows(table, "id, name, n")).containsExactlyInAnyOrder("1|a|5", "2|b|5");
+    }
+
+    /**
      * Rows deleted, then a column added and a column's type changed, in one warehouse transaction
      * written in two parts (an interval written ahead, then the rest), and a TRUNCATE before a
      * column added in one part: DuckDB refuses to commit an ALTER after deletes of the same table
