@@ -74,6 +74,24 @@ public record ColumnSpec(
         this(name, sourceType, key, optional, length, scale, connectType, semanticType, null);
     }
 
+    /** A copy under another name (the column renamed). */
+    public ColumnSpec withName(String newName) {
+        return newName.equals(name)
+                ? this
+                : new ColumnSpec(
+                        newName,
+                        sourceType,
+                        key,
+                        optional,
+                        length,
+                        scale,
+                        connectType,
+                        semanticType,
+                        defaultJson,
+                        elementConnectType,
+                        elementSemanticType);
+    }
+
     /** A copy marked as (not) part of the primary key. */
     public ColumnSpec withKey(boolean isKey) {
         return isKey == key

@@ -62,20 +62,22 @@ final class ColumnPlan {
             Map<String, String> warehouse,
             Map<String, ColumnSpec> newest,
             WarehouseDialect dialect) {
-        return fitting(made, warehouse, newest, Map.of(), dialect);
+        return fitting(made, warehouse, newest, Map.of(), Map.of(), dialect);
     }
 
     /**
      * As {@link #fitting(List, Map, Map, WarehouseDialect)}, and columns added after the changes
      * were made ({@code addedAfter}: the column as added, by name, with the value rows there were
      * took) hold that value, as at the source, even where the table follows no newer schema in this
-     * batch.
+     * batch; and columns renamed after the changes were made ({@code renamedAfter}: old name to the
+     * name the warehouse has) are written under their new names.
      */
     static ColumnPlan fitting(
             List<ColumnSpec> made,
             Map<String, String> warehouse,
             Map<String, ColumnSpec> newest,
             Map<String, Map.Entry<ColumnSpec, String>> addedAfter,
+            Map<String, String> renamedAfter,
             WarehouseDialect dialect) {
         List<ColumnSpec> targets = new ArrayList<>();
         List<ColumnSpec> reads = new ArrayList<>();
@@ -83,7 +85,18 @@ final class ColumnPlan {
         Set<String> names = new HashSet<>();
         for (ColumnSpec c : made) {
             names.add(c.name());
+        }
+        for (ColumnSpec made0 : made) {
+            ColumnSpec c = made0;
             String has = warehouse == null ? null : warehouse.get(c.name());
+            String to = renamedAfter.get(c.name());
+            if (has == null && to != null && !names.contains(to) && warehouse != null) {
+                has = warehouse.get(to);
+                if (has != null) {
+                    c = c.withName(to);
+                    names.add(to);
+                }
+            }
             if (has == null) {
                 continue;
             }
@@ -101,7 +114,8 @@ final class ColumnPlan {
                     now != null
                             && !dialect.sqlType(ColumnKind.of(c), c)
                                     .equals(dialect.sqlType(ColumnKind.of(now), now));
-            reads.add(changed ? c : target);
+            // read from the image under the name the change was made with
+            reads.add((changed ? c : target).withName(made0.name()));
             constants.add(null);
         }
         if (newest != null) {

@@ -600,6 +600,11 @@ public final class WarehouseWriter implements AutoCloseable {
             Map<String, String> cols = tableExists(table) ? columns(table) : Map.of();
             if (cols.containsKey(e.column()) && !cols.containsKey(e.newColumn())) {
                 db().renameColumn(connection, table, e.column(), e.newColumn());
+                renamedColumns
+                        .computeIfAbsent(table, t -> new HashMap<>())
+                        .put(e.column(), new RenamedColumn(e.newColumn(), e.position()));
+                // the schema the table followed names the column as it was: fitted from now on
+                followedInTransaction.remove(table);
                 LOG.info(
                         "Renamed column {} of warehouse table {} to {}, as the source did",
                         e.column(),
@@ -961,8 +966,33 @@ public final class WarehouseWriter implements AutoCloseable {
                                 after.put(name, Map.entry(added.column(), added.value()));
                             }
                         });
-        return ColumnPlan.fitting(columns, columns(table), following, after, dialect);
+        Map<String, String> renamed = new HashMap<>();
+        Map<String, RenamedColumn> renames = renamedColumns.getOrDefault(table, Map.of());
+        for (ColumnSpec c : columns) {
+            String name = c.name();
+            RenamedColumn r = renames.get(name);
+            // a column renamed again since: its newest name (each rename is later than the last)
+            for (int hops = 0;
+                    r != null && latest.compareTo(r.position()) < 0 && hops < 64;
+                    hops++) {
+                name = r.newName();
+                r = renames.get(name);
+            }
+            if (!name.equals(c.name())) {
+                renamed.put(c.name(), name);
+            }
+        }
+        return ColumnPlan.fitting(columns, columns(table), following, after, renamed, dialect);
     }
+
+    /** A column's new name, and the position of its rename. */
+    private record RenamedColumn(String newName, String position) {}
+
+    /**
+     * Columns renamed, by table and old name: a change made before the rename, written after it,
+     * writes its value under the new name (it wrote none, and the column held NULL).
+     */
+    private final Map<TableName, Map<String, RenamedColumn>> renamedColumns = new HashMap<>();
 
     /** A column an {@code ADD COLUMN} added, the value rows there were took, and its position. */
     private record AddedColumn(ColumnSpec column, String value, String position) {}

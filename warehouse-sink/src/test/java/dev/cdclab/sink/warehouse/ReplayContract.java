@@ -280,6 +280,40 @@ abstract class ReplayContract {
     }
 
     /**
+     * A table without a key has a column renamed; a row inserted before that, read after the rename
+     * was applied, writes its value under the new name (it wrote none: the column held NULL).
+     */
+    @Test
+    void aKeylessRowMadeBeforeAColumnWasRenamedAndWrittenAfterKeepsItsValue() throws Exception {
+        List<ColumnSpec> before =
+                List.of(
+                        new ColumnSpec("id", "INT4", false, false, null, null, "int32", null),
+                        new ColumnSpec("n", "INT4", false, true, null, null, "int32", null));
+        writer.apply(
+                List.of(
+                        NetChanges.keyless(
+                                table,
+                                before,
+                                NetOperation.INSERT,
+                                null,
+                                M.createObjectNode().put("id", 1).put("n", 5),
+                                SourcePosition.postgres(11)),
+                        renameColumn(table, "n", "m", 20)),
+                100);
+        writer.apply(
+                List.of(
+                        NetChanges.keyless(
+                                table,
+                                before,
+                                NetOperation.INSERT,
+                                null,
+                                M.createObjectNode().put("id", 2).put("n", 7),
+                                SourcePosition.postgres(12))),
+                200);
+        assertThat(rows(table, "id, m")).containsExactlyInAnyOrder("1|5", "2|7");
+    }
+
+    /**
      * Rows deleted, then a column added and a column's type changed, in one warehouse transaction
      * written in two parts (an interval written ahead, then the rest), and a TRUNCATE before a
      * column added in one part: DuckDB refuses to commit an ALTER after deletes of the same table
