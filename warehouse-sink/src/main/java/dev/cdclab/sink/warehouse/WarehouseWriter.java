@@ -319,6 +319,7 @@ public final class WarehouseWriter implements AutoCloseable {
         writing.clear();
         folded.clear();
         followedInTransaction.clear();
+        keylessThroughAtStart.clear();
         return System.currentTimeMillis();
     }
 
@@ -550,6 +551,7 @@ public final class WarehouseWriter implements AutoCloseable {
 
     private void forgetCaches() {
         followedInTransaction.clear();
+        keylessThroughAtStart.clear();
         pendingMerges.clear();
         folded.clear();
         writing.clear();
@@ -839,7 +841,13 @@ public final class WarehouseWriter implements AutoCloseable {
         if (emptied != null) {
             changes.removeIf(c -> c.position().compareTo(emptied) <= 0);
         }
-        String keylessBefore = loaded.keylessThrough();
+        // replays are told by what committed before this transaction: an interval written in
+        // parts (ahead, then the rest) brings changes older than some it wrote already, and
+        // those are not replays
+        if (!keylessThroughAtStart.containsKey(table)) {
+            keylessThroughAtStart.put(table, loaded.keylessThrough());
+        }
+        String keylessBefore = keylessThroughAtStart.get(table);
         if (keylessBefore != null) {
             // a change made while the table had a key, at or before the last change applied
             // without one, was applied before it: this is a replay (the row it wrote may be gone
@@ -914,11 +922,13 @@ public final class WarehouseWriter implements AutoCloseable {
             }
             List<NetChange> run = changes.subList(i, j);
             if (keyless) {
-                String through =
-                        applyKeyless(table, run, state.keylessThrough(), following, followedSchema);
+                String through = applyKeyless(table, run, keylessBefore, following, followedSchema);
                 if (through != null) {
                     written += keylessWritten;
-                    state = state.keylessAppliedThrough(through);
+                    String was = state.keylessThrough();
+                    if (was == null || through.compareTo(was) > 0) {
+                        state = state.keylessAppliedThrough(through);
+                    }
                 }
             } else {
                 applyKeyed(table, run, following, followedSchema);
@@ -933,6 +943,12 @@ public final class WarehouseWriter implements AutoCloseable {
         }
         return written;
     }
+
+    /**
+     * Each table's last keyless change applied, as the warehouse held it when the open transaction
+     * began (null values included).
+     */
+    private final Map<TableName, String> keylessThroughAtStart = new HashMap<>();
 
     /** The columns a table follows, by name, and their schema's id. */
     private record Followed(Map<String, ColumnSpec> columns, long schemaId) {}

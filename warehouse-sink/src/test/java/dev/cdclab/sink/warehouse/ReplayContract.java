@@ -314,6 +314,52 @@ abstract class ReplayContract {
     }
 
     /**
+     * One warehouse transaction written in parts (an interval written ahead, then the rest) brings
+     * a table's changes out of source order: a keyless insert older than one written already is not
+     * a replay, and lands (it was skipped as one). A keyed change older than a keyless one of the
+     * same transaction lands too.
+     */
+    @Test
+    void changesOlderThanOnesWrittenEarlierInTheSameTransactionAreNotReplays() throws Exception {
+        List<ColumnSpec> keyless =
+                List.of(
+                        new ColumnSpec("id", "INT4", false, false, null, null, "int32", null),
+                        new ColumnSpec("n", "INT4", false, true, null, null, "int32", null));
+        writer.write(
+                List.of(
+                        NetChanges.keyless(
+                                table,
+                                keyless,
+                                NetOperation.INSERT,
+                                null,
+                                M.createObjectNode().put("id", 2).put("n", 8),
+                                SourcePosition.postgres(30))));
+        writer.write(
+                List.of(
+                        NetChanges.keyless(
+                                table,
+                                keyless,
+                                NetOperation.INSERT,
+                                null,
+                                M.createObjectNode().put("id", 1).put("n", 7),
+                                SourcePosition.postgres(20))));
+        writer.commit(100);
+        assertThat(rows(table, "id, n")).containsExactlyInAnyOrder("1|7", "2|8");
+        // and a real replay is still one
+        writer.apply(
+                List.of(
+                        NetChanges.keyless(
+                                table,
+                                keyless,
+                                NetOperation.INSERT,
+                                null,
+                                M.createObjectNode().put("id", 1).put("n", 7),
+                                SourcePosition.postgres(20))),
+                200);
+        assertThat(rows(table, "id, n")).containsExactlyInAnyOrder("1|7", "2|8");
+    }
+
+    /**
      * Rows deleted, then a column added and a column's type changed, in one warehouse transaction
      * written in two parts (an interval written ahead, then the rest), and a TRUNCATE before a
      * column added in one part: DuckDB refuses to commit an ALTER after deletes of the same table
