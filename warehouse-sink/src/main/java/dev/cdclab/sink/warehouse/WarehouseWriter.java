@@ -700,9 +700,6 @@ public final class WarehouseWriter implements AutoCloseable {
         String wanted = dialect.sqlType(ColumnKind.of(col), col);
         if (have != null && !dialect.sameType(have, wanted)) {
             String aside = db().changeColumnType(connection, table, col, have);
-            retypedColumns
-                    .computeIfAbsent(table, t -> new HashMap<>())
-                    .put(col.name(), e.position());
             LOG.info(
                     "Column {} of warehouse table {} changed type to {}, as the source did{}",
                     col.name(),
@@ -1001,25 +998,8 @@ public final class WarehouseWriter implements AutoCloseable {
                 renamed.put(c.name(), name);
             }
         }
-        Set<String> retyped = new HashSet<>();
-        retypedColumns
-                .getOrDefault(table, Map.of())
-                .forEach(
-                        (name, position) -> {
-                            if (latest.compareTo(position) < 0) {
-                                retyped.add(name);
-                            }
-                        });
-        return ColumnPlan.fitting(
-                columns, columns(table), following, after, renamed, retyped, dialect);
+        return ColumnPlan.fitting(columns, columns(table), following, after, renamed, dialect);
     }
-
-    /**
-     * Columns whose type a column event changed, by table and name, with its position: a change
-     * made before, written after, is read as it was made (a date into a column now text is written
-     * as its date, not as the days Debezium sends).
-     */
-    private final Map<TableName, Map<String, String>> retypedColumns = new HashMap<>();
 
     /** A column's new name, and the position of its rename. */
     private record RenamedColumn(String newName, String position) {}
