@@ -405,21 +405,32 @@ public final class Pipeline implements AutoCloseable {
      * @throws StageFailedException when a stage fails meanwhile
      */
     public Duration awaitCaughtUp(Duration timeout) {
+        return awaitCaughtUp(timeout, () -> {});
+    }
+
+    /**
+     * As {@link #awaitCaughtUp(Duration)}, also running {@code alsoHealthy} at each look: stages
+     * this pipeline does not run (processes of their own) are checked by their owner there, so a
+     * stopped one ends the wait at once.
+     */
+    public Duration awaitCaughtUp(Duration timeout, Runnable alsoHealthy) {
+        Runnable healthy =
+                () -> {
+                    alsoHealthy.run();
+                    checkHealthy();
+                };
         if (sink == null) {
-            return awaitOutsideSinks(timeout);
+            return awaitOutsideSinks(timeout, healthy);
         }
         return CatchUp.await(
-                captureSource::nowMs,
-                () -> sink.stats().appliedThroughMs(),
-                this::checkHealthy,
-                timeout);
+                captureSource::nowMs, () -> sink.stats().appliedThroughMs(), healthy, timeout);
     }
 
     /**
      * As {@link #awaitCaughtUp}, with the sinks in processes of their own: waits on the progress
      * they commit in the warehouse, read through a session of its own.
      */
-    private Duration awaitOutsideSinks(Duration timeout) {
+    private Duration awaitOutsideSinks(Duration timeout, Runnable healthy) {
         String url = warehouseUrl();
         if (url.startsWith("jdbc:duckdb:")) {
             throw new IllegalStateException(
@@ -439,7 +450,7 @@ public final class Pipeline implements AutoCloseable {
                                     "cannot read the warehouse's progress: " + e.getMessage(), e);
                         }
                     },
-                    this::checkHealthy,
+                    healthy,
                     timeout);
         } catch (SQLException e) {
             throw new IllegalStateException(

@@ -480,6 +480,7 @@ public final class WarehouseSink implements AutoCloseable {
             while (gate.heldBytes() > limit && stageAhead()) {
                 // until the held records fit
             }
+            readLaggingFirst(limit);
             stats.setHeld(gate.held());
             return;
         }
@@ -515,7 +516,37 @@ public final class WarehouseSink implements AutoCloseable {
         while (gate.heldBytes() > limit && writeAhead()) {
             // until the held records fit
         }
+        readLaggingFirst(limit);
         stats.setHeld(gate.held());
+    }
+
+    /**
+     * While too much is held to go on and the earliest interval cannot be written ahead because a
+     * partition has not been read through it, reads only the partitions that lag (the consumer may
+     * fetch one partition far ahead of another); reads every partition otherwise.
+     */
+    private void readLaggingFirst(long limit) {
+        Set<TopicPartition> lagging = gate.heldBytes() > limit ? gate.lagging() : Set.of();
+        Set<TopicPartition> ahead = new HashSet<>();
+        if (!lagging.isEmpty()) {
+            ahead.addAll(consumer.assignment());
+            ahead.removeAll(lagging);
+        }
+        Set<TopicPartition> paused = consumer.paused();
+        if (paused.equals(ahead)) {
+            return;
+        }
+        Set<TopicPartition> resume = new HashSet<>(paused);
+        resume.removeAll(ahead);
+        consumer.resume(resume);
+        consumer.pause(ahead);
+        if (!ahead.isEmpty()) {
+            LOG.info(
+                    "Held net changes passed {} bytes; reading {} on, until it is read through the"
+                            + " earliest interval held",
+                    limit,
+                    lagging);
+        }
     }
 
     /**

@@ -272,13 +272,16 @@ class WarehouseSinkSharingIT {
             await().atMost(Duration.ofSeconds(90)).until(() -> rows("id > 0") == 2);
 
             interval(producer, topic, 0, upserts(1_000, 12_999, 20, "big"), 110, 2, TEN_MS);
+            // a first part on the other partition too: until each partition has been read into
+            // the interval, none of it is written ahead
+            interval(producer, topic, 1, upserts(13_000, 13_999, 20, "big"), 110, 2, TEN_MS);
             await("the first sink writes the transaction ahead")
                     .atMost(Duration.ofSeconds(60))
                     .until(this::openWriteTransactions, n -> n > 0);
             b.start(Duration.ofSeconds(60));
             await().atMost(Duration.ofSeconds(60))
                     .until(() -> a.assignedPartitions() == 1 && b.assignedPartitions() == 1);
-            interval(producer, topic, 1, upserts(13_000, 24_999, 20, "big"), 110, 2, TEN_MS);
+            interval(producer, topic, 1, upserts(14_000, 24_999, 20, "big"), 110, 2, TEN_MS);
             for (int p = 0; p < 2; p++) {
                 interval(producer, topic, p, List.of(), 210, 2, TEN_MS);
             }

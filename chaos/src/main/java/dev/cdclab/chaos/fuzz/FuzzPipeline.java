@@ -209,26 +209,28 @@ final class FuzzPipeline implements AutoCloseable {
      * @return how long it took
      */
     Duration awaitCaughtUp(Duration timeout) {
+        checkChildren();
+        if (kind == Warehouse.POSTGRESQL) {
+            return pipeline.awaitCaughtUp(timeout, this::checkChildren);
+        }
+        return CatchUp.await(
+                pipeline.captureSource()::nowMs,
+                this::sinkAppliedThroughMs,
+                () -> {
+                    checkChildren();
+                    pipeline.checkHealthy();
+                },
+                timeout);
+    }
+
+    /** Fails at once when a stage's process stopped that no fault stopped. */
+    private void checkChildren() {
         for (ChildJvm c : children()) {
             if (!c.alive()) {
                 throw new IllegalStateException(
                         c.name() + " stopped (exit " + c.exitCode() + "; see " + c.logFile() + ")");
             }
         }
-        if (kind == Warehouse.POSTGRESQL) {
-            return pipeline.awaitCaughtUp(timeout);
-        }
-        return CatchUp.await(
-                pipeline.captureSource()::nowMs,
-                this::sinkAppliedThroughMs,
-                () -> {
-                    if (!sinks.get(0).alive()) {
-                        throw new IllegalStateException(
-                                "the sink stopped (see " + sinks.get(0).logFile() + ")");
-                    }
-                    pipeline.checkHealthy();
-                },
-                timeout);
     }
 
     /** How far the sink process says it has applied; {@link Long#MIN_VALUE} while it cannot say. */

@@ -2,6 +2,7 @@ package dev.cdclab.sink.gate;
 
 import dev.cdclab.change.IntervalMarker;
 import dev.cdclab.change.IntervalRecord;
+import dev.cdclab.change.NetChange;
 import dev.cdclab.change.WindowSettings;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -45,6 +46,24 @@ public final class IntervalGate<P> {
 
         /** Lowest offset of a change released into the open warehouse transaction, or -1. */
         long streamedFrom = -1;
+
+        /**
+         * Latest interval end of the net changes read: those of the partition's task come in the
+         * order their intervals close, so none of an earlier interval follows.
+         */
+        long changesThrough = Long.MIN_VALUE;
+
+        /** Through where the partition has been read, as its changes and its markers say. */
+        long readThrough() {
+            long marked = Long.MIN_VALUE;
+            if (tasks >= 0 && closedThrough.size() >= tasks) {
+                marked = Long.MAX_VALUE;
+                for (long t : closedThrough.values()) {
+                    marked = Math.min(marked, t);
+                }
+            }
+            return Math.max(changesThrough, marked);
+        }
     }
 
     private record Held(long offset, IntervalRecord change, int bytes) {}
@@ -95,6 +114,9 @@ public final class IntervalGate<P> {
     public void add(P partition, long offset, IntervalRecord change, int bytes) {
         PartitionState s = partitions.computeIfAbsent(partition, k -> new PartitionState());
         s.held.add(new Held(offset, change, bytes));
+        if (change instanceof NetChange) {
+            s.changesThrough = Math.max(s.changesThrough, change.intervalEndMs());
+        }
         s.nextOffset = Math.max(s.nextOffset, offset + 1);
         heldBytes += bytes;
     }
@@ -306,15 +328,17 @@ public final class IntervalGate<P> {
     /** Changes of one interval released early, with where each was read, and its end. */
     public record OldestRead<P>(List<Released<P>> released, long intervalEndMs) {}
 
-    /** As {@link #releaseOldest}, with the partition and offset each change was read at. */
+    /**
+     * As {@link #releaseOldest}, with the partition and offset each change was read at. Empty too
+     * while a partition {@link #lagging() lags}: what it has not yet been read of that interval or
+     * an earlier one would be written after the later changes of the others.
+     */
     public OldestRead<P> releaseOldestRead() {
-        long end = Long.MAX_VALUE;
-        for (PartitionState s : partitions.values()) {
-            for (Held h : s.held) {
-                end = Math.min(end, h.change().intervalEndMs());
-            }
-        }
+        long end = oldestEnd();
         List<Released<P>> out = new ArrayList<>();
+        if (end == Long.MAX_VALUE || !lagging(end).isEmpty()) {
+            return new OldestRead<>(out, end);
+        }
         for (var e : partitions.entrySet()) {
             PartitionState s = e.getValue();
             for (Iterator<Held> it = s.held.iterator(); it.hasNext(); ) {
@@ -328,6 +352,36 @@ public final class IntervalGate<P> {
             }
         }
         return new OldestRead<>(out, end);
+    }
+
+    private long oldestEnd() {
+        long end = Long.MAX_VALUE;
+        for (PartitionState s : partitions.values()) {
+            for (Held h : s.held) {
+                end = Math.min(end, h.change().intervalEndMs());
+            }
+        }
+        return end;
+    }
+
+    /**
+     * The partitions not yet read through the earliest interval held: until they are, it cannot be
+     * released early (read them on, the others paused). Empty when nothing is held.
+     */
+    public Set<P> lagging() {
+        long end = oldestEnd();
+        return end == Long.MAX_VALUE ? Set.of() : lagging(end);
+    }
+
+    private Set<P> lagging(long end) {
+        Set<P> out = new HashSet<>();
+        partitions.forEach(
+                (p, s) -> {
+                    if (s.readThrough() < end) {
+                        out.add(p);
+                    }
+                });
+        return out;
     }
 
     /** The warehouse transaction holding the released changes committed. */

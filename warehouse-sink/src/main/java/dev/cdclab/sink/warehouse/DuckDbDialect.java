@@ -337,6 +337,9 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
             s.execute("ALTER TABLE cdc_lab.table_state ADD COLUMN IF NOT EXISTS schema_at VARCHAR");
             s.execute("ALTER TABLE cdc_lab.table_state ADD COLUMN IF NOT EXISTS moves VARCHAR");
             s.execute(
+                    "ALTER TABLE cdc_lab.table_state ADD COLUMN IF NOT EXISTS column_changes"
+                            + " VARCHAR");
+            s.execute(
                     "CREATE TABLE IF NOT EXISTS cdc_lab.initial_loads (slot VARCHAR, state"
                             + " VARCHAR, at_ms BIGINT)");
         }

@@ -204,6 +204,9 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
                         "ALTER TABLE cdc_lab.table_state ADD COLUMN IF NOT EXISTS schema_at TEXT"
                                 + " COLLATE \"C\", ADD COLUMN IF NOT EXISTS moves TEXT");
             }
+            if (!hasColumn(s, "table_state", "column_changes")) {
+                s.execute("ALTER TABLE cdc_lab.table_state ADD COLUMN column_changes TEXT");
+            }
             s.execute(
                     "CREATE TABLE IF NOT EXISTS cdc_lab.initial_loads (slot TEXT, state TEXT, at_ms"
                             + " BIGINT)");

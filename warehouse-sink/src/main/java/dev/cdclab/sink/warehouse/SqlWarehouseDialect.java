@@ -340,7 +340,7 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
     }
 
     private static final String STATE_COLUMNS =
-            "emptied_at, keyless_through, diverged, schema_at, moves";
+            "emptied_at, keyless_through, diverged, schema_at, moves, column_changes";
 
     private static TableState state(ResultSet rs, int from) throws SQLException {
         return new TableState(
@@ -348,7 +348,8 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
                 rs.getString(from + 1),
                 rs.getString(from + 2),
                 rs.getString(from + 3),
-                TableState.movesOf(rs.getString(from + 4)));
+                TableState.movesOf(rs.getString(from + 4)),
+                TableState.columnChangesOf(rs.getString(from + 5)));
     }
 
     @Override
@@ -373,7 +374,7 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
                         c.prepareStatement(
                                 "INSERT INTO cdc_lab.table_state (table_name, "
                                         + STATE_COLUMNS
-                                        + ") VALUES (?, ?, ?, ?, ?, ?)")) {
+                                        + ") VALUES (?, ?, ?, ?, ?, ?, ?)")) {
             delete.setString(1, t.toString());
             delete.executeUpdate();
             if (state.equals(TableState.NONE)) {
@@ -385,6 +386,7 @@ abstract class SqlWarehouseDialect implements WarehouseDialect {
             insert.setString(4, state.diverged());
             insert.setString(5, state.schemaAt());
             insert.setString(6, state.movesJson());
+            insert.setString(7, state.columnChangesJson());
             insert.executeUpdate();
         }
     }

@@ -4,6 +4,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cdclab.change.ColumnSpec;
+import dev.cdclab.change.Schemas;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -22,25 +26,53 @@ import java.util.List;
  *     or drop took it to another name (a drop: the name it is kept under, or null when the
  *     warehouse never had it). A change of this name older than a move belongs to the table that
  *     moved.
+ * @param columnChanges columns the source added with a value for the rows there were, and columns
+ *     it renamed, oldest first: a change made before one and written after it (late in a
+ *     transaction, or read again after a restart) is fitted to the columns as they are now
  */
 public record TableState(
         String emptiedAt,
         String keylessThrough,
         String diverged,
         String schemaAt,
-        List<Move> moves) {
+        List<Move> moves,
+        List<ColumnChange> columnChanges) {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** A table the warehouse knows nothing about yet. */
-    public static final TableState NONE = new TableState(null, null, null, null, List.of());
+    public static final TableState NONE =
+            new TableState(null, null, null, null, List.of(), List.of());
 
     public TableState {
         moves = moves == null ? List.of() : List.copyOf(moves);
+        columnChanges = columnChanges == null ? List.of() : List.copyOf(columnChanges);
     }
 
     /** The state of a name without a schema position or moves, as earlier sinks saved it. */
     public TableState(String emptiedAt, String keylessThrough, String diverged) {
-        this(emptiedAt, keylessThrough, diverged, null, List.of());
+        this(emptiedAt, keylessThrough, diverged, null, List.of(), List.of());
+    }
+
+    /**
+     * A column added at {@code position} whose rows there were took {@code value} (staged text), or
+     * (with {@code added} null) the column {@code column} renamed to {@code renamedTo}.
+     */
+    public record ColumnChange(
+            String position, String column, String renamedTo, ColumnSpec added, String value) {
+        public static ColumnChange added(String position, ColumnSpec column, String value) {
+            return new ColumnChange(position, column.name(), null, column, value);
+        }
+
+        public static ColumnChange renamed(String position, String column, String to) {
+            return new ColumnChange(position, column, to, null, null);
+        }
+    }
+
+    /** This state with {@code change} recorded after the ones before. */
+    public TableState withColumnChange(ColumnChange change) {
+        List<ColumnChange> all = new ArrayList<>(columnChanges);
+        all.add(change);
+        return new TableState(emptiedAt, keylessThrough, diverged, schemaAt, moves, all);
     }
 
     /**
@@ -83,15 +115,15 @@ public record TableState(
     }
 
     public TableState emptied(String position) {
-        return new TableState(position, keylessThrough, diverged, schemaAt, moves);
+        return new TableState(position, keylessThrough, diverged, schemaAt, moves, columnChanges);
     }
 
     public TableState keylessAppliedThrough(String position) {
-        return new TableState(emptiedAt, position, diverged, schemaAt, moves);
+        return new TableState(emptiedAt, position, diverged, schemaAt, moves, columnChanges);
     }
 
     public TableState diverging(String reason) {
-        return new TableState(emptiedAt, keylessThrough, reason, schemaAt, moves);
+        return new TableState(emptiedAt, keylessThrough, reason, schemaAt, moves, columnChanges);
     }
 
     /**
@@ -101,7 +133,7 @@ public record TableState(
         if (schemaAtOrAfter(position)) {
             return this;
         }
-        return new TableState(emptiedAt, keylessThrough, diverged, position, moves);
+        return new TableState(emptiedAt, keylessThrough, diverged, position, moves, columnChanges);
     }
 
     /**
@@ -111,7 +143,7 @@ public record TableState(
     public TableState movedTo(String position, String to) {
         List<Move> all = new ArrayList<>(moves);
         all.add(new Move(position, to));
-        return new TableState(null, null, null, null, all);
+        return new TableState(null, null, null, null, all, List.of());
     }
 
     /**
@@ -119,7 +151,7 @@ public record TableState(
      * name keeps its state, and the name keeps its history.
      */
     public TableState under(List<Move> theirs) {
-        return new TableState(emptiedAt, keylessThrough, diverged, schemaAt, theirs);
+        return new TableState(emptiedAt, keylessThrough, diverged, schemaAt, theirs, columnChanges);
     }
 
     /** The moves as stored: a JSON array of {@code [position, to]}; null for none. */
@@ -147,6 +179,59 @@ public record TableState(
             return out;
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("unreadable table moves in cdc_lab.table_state", e);
+        }
+    }
+
+    /** The column changes as stored: a JSON array of objects; null for none. */
+    public String columnChangesJson() {
+        if (columnChanges.isEmpty()) {
+            return null;
+        }
+        ArrayNode a = JSON.createArrayNode();
+        for (ColumnChange c : columnChanges) {
+            ObjectNode o = a.addObject().put("at", c.position()).put("column", c.column());
+            if (c.added() == null) {
+                o.put("to", c.renamedTo());
+            } else {
+                try {
+                    o.set(
+                            "added",
+                            JSON.readTree(
+                                    new String(
+                                            Schemas.toJson(List.of(c.added())),
+                                            StandardCharsets.UTF_8)));
+                } catch (JsonProcessingException e) {
+                    throw new IllegalStateException("cannot write a column's spec", e);
+                }
+                o.put("value", c.value());
+            }
+        }
+        return a.toString();
+    }
+
+    /** Column changes as {@link #columnChangesJson()} stores them. */
+    public static List<ColumnChange> columnChangesOf(String json) {
+        if (json == null || json.isBlank()) {
+            return List.of();
+        }
+        try {
+            List<ColumnChange> out = new ArrayList<>();
+            for (JsonNode c : JSON.readTree(json)) {
+                JsonNode added = c.get("added");
+                out.add(
+                        added == null
+                                ? ColumnChange.renamed(
+                                        c.get("at").asText(),
+                                        c.get("column").asText(),
+                                        c.get("to").asText())
+                                : ColumnChange.added(
+                                        c.get("at").asText(),
+                                        Schemas.fromJson(added).get(0),
+                                        c.hasNonNull("value") ? c.get("value").asText() : null));
+            }
+            return out;
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("unreadable column changes in cdc_lab.table_state", e);
         }
     }
 }

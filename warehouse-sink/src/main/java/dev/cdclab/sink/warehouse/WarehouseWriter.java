@@ -602,9 +602,10 @@ public final class WarehouseWriter implements AutoCloseable {
             Map<String, String> cols = tableExists(table) ? columns(table) : Map.of();
             if (cols.containsKey(e.column()) && !cols.containsKey(e.newColumn())) {
                 db().renameColumn(connection, table, e.column(), e.newColumn());
-                renamedColumns
-                        .computeIfAbsent(table, t -> new HashMap<>())
-                        .put(e.column(), new RenamedColumn(e.newColumn(), e.position()));
+                state =
+                        state.withColumnChange(
+                                TableState.ColumnChange.renamed(
+                                        e.position(), e.column(), e.newColumn()));
                 // the schema the table followed names the column as it was: fitted from now on
                 followedInTransaction.remove(table);
                 LOG.info(
@@ -677,9 +678,9 @@ public final class WarehouseWriter implements AutoCloseable {
             }
             db().addColumn(connection, table, col, value);
             if (value != null) {
-                addedColumns
-                        .computeIfAbsent(table, t -> new HashMap<>())
-                        .put(col.name(), new AddedColumn(col, value, e.position()));
+                state =
+                        state.withColumnChange(
+                                TableState.ColumnChange.added(e.position(), col, value));
             }
             LOG.info("Added column {} to warehouse table {}, as the source did", col.name(), table);
             if (lost != null) {
@@ -974,16 +975,15 @@ public final class WarehouseWriter implements AutoCloseable {
                     ExistingColumns.fit(columns, knownColumns.get(table), dialect));
         }
         Map<String, Map.Entry<ColumnSpec, String>> after = new HashMap<>();
-        addedColumns
-                .getOrDefault(table, Map.of())
-                .forEach(
-                        (name, added) -> {
-                            if (latest.compareTo(added.position()) < 0) {
-                                after.put(name, Map.entry(added.column(), added.value()));
-                            }
-                        });
+        Map<String, RenamedColumn> renames = new HashMap<>();
+        for (TableState.ColumnChange cc : state(table).columnChanges()) {
+            if (cc.added() == null) {
+                renames.put(cc.column(), new RenamedColumn(cc.renamedTo(), cc.position()));
+            } else if (latest.compareTo(cc.position()) < 0) {
+                after.put(cc.column(), Map.entry(cc.added(), cc.value()));
+            }
+        }
         Map<String, String> renamed = new HashMap<>();
-        Map<String, RenamedColumn> renames = renamedColumns.getOrDefault(table, Map.of());
         for (ColumnSpec c : columns) {
             String name = c.name();
             RenamedColumn r = renames.get(name);
@@ -1003,22 +1003,6 @@ public final class WarehouseWriter implements AutoCloseable {
 
     /** A column's new name, and the position of its rename. */
     private record RenamedColumn(String newName, String position) {}
-
-    /**
-     * Columns renamed, by table and old name: a change made before the rename, written after it,
-     * writes its value under the new name (it wrote none, and the column held NULL).
-     */
-    private final Map<TableName, Map<String, RenamedColumn>> renamedColumns = new HashMap<>();
-
-    /** A column an {@code ADD COLUMN} added, the value rows there were took, and its position. */
-    private record AddedColumn(ColumnSpec column, String value, String position) {}
-
-    /**
-     * Columns added with a value for the rows there were, by table and name: a change made before
-     * one, written after it was added (its interval applied late in the transaction), gives the
-     * column that value, not NULL.
-     */
-    private final Map<TableName, Map<String, AddedColumn>> addedColumns = new HashMap<>();
 
     /**
      * Columns of the warehouse table the changes' schema does not have (dropped, or kept aside

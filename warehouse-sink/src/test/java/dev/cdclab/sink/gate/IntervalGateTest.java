@@ -256,4 +256,32 @@ class IntervalGateTest {
                 .as("the offset a revocation commits for the next owner")
                 .containsEntry("p0", 10L);
     }
+
+    @Test
+    void anIntervalIsNotWrittenAheadWhileAPartitionHasNotBeenReadThroughIt() {
+        IntervalGate<String> g = new IntervalGate<>();
+        g.assign(List.of("p0", "p1"));
+        // p0 was fetched far ahead; p1's changes of the interval ending at 2000 are still unread
+        g.add("p0", 10, change(1000, 2000), 100);
+        g.add("p0", 11, change(2000, 3000), 100);
+        g.add("p1", 20, change(0, 1000), 100);
+
+        assertThat(g.releaseOldest().changes())
+                .as("p1 is read through 1000, the earliest interval held")
+                .hasSize(1);
+        assertThat(g.lagging()).as("p1 not yet read through 2000").containsExactly("p1");
+        assertThat(g.releaseOldest().changes())
+                .as("written ahead now, p1's rest of it would come after p0's later changes")
+                .isEmpty();
+        assertThat(g.held()).isEqualTo(2);
+
+        g.add("p1", 21, change(1000, 2000), 100);
+        assertThat(g.lagging()).isEmpty();
+        assertThat(g.releaseOldest().changes()).hasSize(2);
+
+        assertThat(g.lagging()).as("p1 not yet read through 3000").containsExactly("p1");
+        g.mark("p1", 22, new IntervalMarker(0, 1, 3000));
+        assertThat(g.lagging()).as("its markers say it is complete through 3000").isEmpty();
+        assertThat(g.releaseOldest().changes()).hasSize(1);
+    }
 }

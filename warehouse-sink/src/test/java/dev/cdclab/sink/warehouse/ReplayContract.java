@@ -32,17 +32,24 @@ abstract class ReplayContract {
 
     protected WarehouseWriter writer;
     private String table;
+    private WarehouseContract.Target target;
 
     @BeforeEach
     void open() throws Exception {
-        WarehouseContract.Target t = freshWarehouse();
-        writer = new WarehouseWriter(t.url(), t.user(), t.password());
+        target = freshWarehouse();
+        writer = new WarehouseWriter(target.url(), target.user(), target.password());
         table = "public.replay_" + Long.toHexString(System.nanoTime());
     }
 
     @AfterEach
     void close() throws Exception {
         writer.close();
+    }
+
+    /** A sink process that stops and starts again: only what the warehouse keeps survives. */
+    private void restartWriter() throws Exception {
+        writer.close();
+        writer = new WarehouseWriter(target.url(), target.user(), target.password());
     }
 
     private static ColumnSpec col(String name, String type, String connect) {
@@ -246,6 +253,17 @@ abstract class ReplayContract {
      */
     @Test
     void aKeylessRowMadeBeforeAColumnWasAddedAndWrittenAfterHoldsItsDefault() throws Exception {
+        keylessRowMadeBeforeAColumnWasAdded(false);
+    }
+
+    /** As above, with the sink restarted between the two: what it knew of the column survives. */
+    @Test
+    void aKeylessRowMadeBeforeAColumnWasAddedHoldsItsDefaultAfterTheSinkRestarted()
+            throws Exception {
+        keylessRowMadeBeforeAColumnWasAdded(true);
+    }
+
+    private void keylessRowMadeBeforeAColumnWasAdded(boolean restart) throws Exception {
         List<ColumnSpec> before =
                 List.of(
                         new ColumnSpec("id", "INT4", false, false, null, null, "int32", null),
@@ -266,6 +284,9 @@ abstract class ReplayContract {
                                 "{\"type_name\":\"int4\",\"type_mod\":-1,\"default_text\":\"5\"}",
                                 20)),
                 100);
+        if (restart) {
+            restartWriter();
+        }
         writer.apply(
                 List.of(
                         NetChanges.keyless(
@@ -285,6 +306,17 @@ abstract class ReplayContract {
      */
     @Test
     void aKeylessRowMadeBeforeAColumnWasRenamedAndWrittenAfterKeepsItsValue() throws Exception {
+        keylessRowMadeBeforeAColumnWasRenamed(false);
+    }
+
+    /** As above, with the sink restarted between the two: what it knew of the rename survives. */
+    @Test
+    void aKeylessRowMadeBeforeAColumnWasRenamedKeepsItsValueAfterTheSinkRestarted()
+            throws Exception {
+        keylessRowMadeBeforeAColumnWasRenamed(true);
+    }
+
+    private void keylessRowMadeBeforeAColumnWasRenamed(boolean restart) throws Exception {
         List<ColumnSpec> before =
                 List.of(
                         new ColumnSpec("id", "INT4", false, false, null, null, "int32", null),
@@ -300,6 +332,9 @@ abstract class ReplayContract {
                                 SourcePosition.postgres(11)),
                         renameColumn(table, "n", "m", 20)),
                 100);
+        if (restart) {
+            restartWriter();
+        }
         writer.apply(
                 List.of(
                         NetChanges.keyless(
@@ -488,6 +523,88 @@ abstract class ReplayContract {
         writer.apply(List.of(insert), 400);
         assertThat(rows(renamed, "id, name")).containsExactly("2|b");
         assertThat(exists(table)).isFalse();
+    }
+
+    /**
+     * A partition read late: its changes and its copies of two renames are written into the open
+     * transaction after the other partition's later changes. They land under the name the table has
+     * now, and the copies change nothing.
+     */
+    @Test
+    void aLatePartitionsChangesAndRenameCopiesLandUnderTheNameTheTableHasNow() throws Exception {
+        String b = table + "_b";
+        String c = table + "_c";
+        List<ColumnSpec> cols = idAnd(col("name", "TEXT", "string"));
+        writer.write(
+                List.of(
+                        change(
+                                table,
+                                cols,
+                                NetOperation.INSERT,
+                                M.createObjectNode().put("id", 1).put("name", "a"),
+                                10),
+                        NetChanges.renameOrDrop(table, b, 20),
+                        change(
+                                b,
+                                cols,
+                                NetOperation.INSERT,
+                                M.createObjectNode().put("id", 3).put("name", "c"),
+                                30),
+                        NetChanges.renameOrDrop(b, c, 40)));
+        writer.write(
+                List.of(
+                        change(
+                                table,
+                                cols,
+                                NetOperation.INSERT,
+                                M.createObjectNode().put("id", 2).put("name", "b"),
+                                11),
+                        NetChanges.renameOrDrop(table, b, 20),
+                        NetChanges.renameOrDrop(b, c, 40)));
+        writer.commit(100);
+        assertThat(rows(c, "id, name")).containsExactly("1|a", "2|b", "3|c");
+        assertThat(exists(table)).isFalse();
+        assertThat(exists(b)).isFalse();
+    }
+
+    /**
+     * A partition read late: a change made before a column was renamed is written after the rename
+     * and a later change. It lands under the new name; the old name does not come back.
+     */
+    @Test
+    void aLatePartitionsChangeMadeBeforeAColumnRenameLandsUnderTheNewName() throws Exception {
+        List<ColumnSpec> before = idAnd(col("x", "TEXT", "string"));
+        List<ColumnSpec> after = idAnd(col("y", "TEXT", "string"));
+        writer.apply(
+                List.of(
+                        change(
+                                table,
+                                before,
+                                NetOperation.INSERT,
+                                M.createObjectNode().put("id", 1).put("x", "a"),
+                                5)),
+                50);
+        writer.write(
+                List.of(
+                        renameColumn(table, "x", "y", 20),
+                        change(
+                                table,
+                                after,
+                                NetOperation.INSERT,
+                                M.createObjectNode().put("id", 3).put("y", "c"),
+                                21)));
+        writer.write(
+                List.of(
+                        change(
+                                table,
+                                before,
+                                NetOperation.INSERT,
+                                M.createObjectNode().put("id", 2).put("x", "b"),
+                                10),
+                        renameColumn(table, "x", "y", 20)));
+        writer.commit(100);
+        assertThat(columnType(table, "x")).as("the old name stays gone").isNull();
+        assertThat(rows(table, "id, y")).containsExactly("1|a", "2|b", "3|c");
     }
 
     /** A drop applied again finds its table kept aside already, and stops nothing. */
