@@ -62,7 +62,7 @@ final class ColumnPlan {
             Map<String, String> warehouse,
             Map<String, ColumnSpec> newest,
             WarehouseDialect dialect) {
-        return fitting(made, warehouse, newest, Map.of(), Map.of(), dialect);
+        return fitting(made, warehouse, newest, Map.of(), Map.of(), Set.of(), dialect);
     }
 
     /**
@@ -70,7 +70,8 @@ final class ColumnPlan {
      * were made ({@code addedAfter}: the column as added, by name, with the value rows there were
      * took) hold that value, as at the source, even where the table follows no newer schema in this
      * batch; and columns renamed after the changes were made ({@code renamedAfter}: old name to the
-     * name the warehouse has) are written under their new names.
+     * name the warehouse has) are written under their new names, and columns whose type changed
+     * after the changes were made ({@code retypedAfter}) are read as the changes made them.
      */
     static ColumnPlan fitting(
             List<ColumnSpec> made,
@@ -78,6 +79,7 @@ final class ColumnPlan {
             Map<String, ColumnSpec> newest,
             Map<String, Map.Entry<ColumnSpec, String>> addedAfter,
             Map<String, String> renamedAfter,
+            Set<String> retypedAfter,
             WarehouseDialect dialect) {
         List<ColumnSpec> targets = new ArrayList<>();
         List<ColumnSpec> reads = new ArrayList<>();
@@ -112,8 +114,9 @@ final class ColumnPlan {
             // column included); one that changed type, as it was made
             boolean changed =
                     now != null
-                            && !dialect.sqlType(ColumnKind.of(c), c)
-                                    .equals(dialect.sqlType(ColumnKind.of(now), now));
+                            ? !dialect.sqlType(ColumnKind.of(c), c)
+                                    .equals(dialect.sqlType(ColumnKind.of(now), now))
+                            : retypedAfter.contains(made0.name());
             // read from the image under the name the change was made with
             reads.add((changed ? c : target).withName(made0.name()));
             constants.add(null);

@@ -54,8 +54,10 @@ public record TableState(
     }
 
     /**
-     * A column added at {@code position} whose rows there were took {@code value} (staged text), or
-     * (with {@code added} null) the column {@code column} renamed to {@code renamedTo}.
+     * A column added at {@code position} whose rows there were took {@code value} (staged text); or
+     * (with {@code added} null) the column {@code column} renamed to {@code renamedTo}; or (both
+     * null) the column's type changed, so that a change made before is read as it was made (a date
+     * into a column now text is its date, not the days Debezium sends).
      */
     public record ColumnChange(
             String position, String column, String renamedTo, ColumnSpec added, String value) {
@@ -65,6 +67,10 @@ public record TableState(
 
         public static ColumnChange renamed(String position, String column, String to) {
             return new ColumnChange(position, column, to, null, null);
+        }
+
+        public static ColumnChange retyped(String position, String column) {
+            return new ColumnChange(position, column, null, null, null);
         }
     }
 
@@ -190,9 +196,9 @@ public record TableState(
         ArrayNode a = JSON.createArrayNode();
         for (ColumnChange c : columnChanges) {
             ObjectNode o = a.addObject().put("at", c.position()).put("column", c.column());
-            if (c.added() == null) {
+            if (c.renamedTo() != null) {
                 o.put("to", c.renamedTo());
-            } else {
+            } else if (c.added() != null) {
                 try {
                     o.set(
                             "added",
@@ -218,12 +224,15 @@ public record TableState(
             List<ColumnChange> out = new ArrayList<>();
             for (JsonNode c : JSON.readTree(json)) {
                 JsonNode added = c.get("added");
+                String at = c.get("at").asText();
+                String column = c.get("column").asText();
+                if (c.hasNonNull("to")) {
+                    out.add(ColumnChange.renamed(at, column, c.get("to").asText()));
+                    continue;
+                }
                 out.add(
                         added == null
-                                ? ColumnChange.renamed(
-                                        c.get("at").asText(),
-                                        c.get("column").asText(),
-                                        c.get("to").asText())
+                                ? ColumnChange.retyped(at, column)
                                 : ColumnChange.added(
                                         c.get("at").asText(),
                                         Schemas.fromJson(added).get(0),

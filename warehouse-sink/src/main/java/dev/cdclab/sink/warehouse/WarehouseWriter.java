@@ -701,6 +701,9 @@ public final class WarehouseWriter implements AutoCloseable {
         String wanted = dialect.sqlType(ColumnKind.of(col), col);
         if (have != null && !dialect.sameType(have, wanted)) {
             String aside = db().changeColumnType(connection, table, col, have);
+            state =
+                    state.withColumnChange(
+                            TableState.ColumnChange.retyped(e.position(), col.name()));
             LOG.info(
                     "Column {} of warehouse table {} changed type to {}, as the source did{}",
                     col.name(),
@@ -976,11 +979,16 @@ public final class WarehouseWriter implements AutoCloseable {
         }
         Map<String, Map.Entry<ColumnSpec, String>> after = new HashMap<>();
         Map<String, RenamedColumn> renames = new HashMap<>();
+        Set<String> retyped = new HashSet<>();
         for (TableState.ColumnChange cc : state(table).columnChanges()) {
-            if (cc.added() == null) {
+            if (cc.renamedTo() != null) {
                 renames.put(cc.column(), new RenamedColumn(cc.renamedTo(), cc.position()));
-            } else if (latest.compareTo(cc.position()) < 0) {
+            } else if (latest.compareTo(cc.position()) >= 0) {
+                continue;
+            } else if (cc.added() != null) {
                 after.put(cc.column(), Map.entry(cc.added(), cc.value()));
+            } else {
+                retyped.add(cc.column());
             }
         }
         Map<String, String> renamed = new HashMap<>();
@@ -998,7 +1006,8 @@ public final class WarehouseWriter implements AutoCloseable {
                 renamed.put(c.name(), name);
             }
         }
-        return ColumnPlan.fitting(columns, columns(table), following, after, renamed, dialect);
+        return ColumnPlan.fitting(
+                columns, columns(table), following, after, renamed, retyped, dialect);
     }
 
     /** A column's new name, and the position of its rename. */
