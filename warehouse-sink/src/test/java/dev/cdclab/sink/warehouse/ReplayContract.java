@@ -73,6 +73,28 @@ abstract class ReplayContract {
                 t, cols, op, row.get("id").asInt(), row, List.of(), lsn, NetChangeMode.ALL);
     }
 
+    /** An insert of {@code id} with one more column's value. */
+    private NetChange insert(
+            String t, List<ColumnSpec> cols, int id, String column, String value, long lsn) {
+        return change(
+                t,
+                cols,
+                NetOperation.INSERT,
+                M.createObjectNode().put("id", id).put(column, value),
+                lsn);
+    }
+
+    /** An insert of {@code id} with one more column's value. */
+    private NetChange insert(
+            String t, List<ColumnSpec> cols, int id, String column, int value, long lsn) {
+        return change(
+                t,
+                cols,
+                NetOperation.INSERT,
+                M.createObjectNode().put("id", id).put(column, value),
+                lsn);
+    }
+
     private static TableEvent renameColumn(String t, String from, String to, long lsn) {
         return new TableEvent(
                 TableEvent.Kind.RENAME_COLUMN,
@@ -224,12 +246,7 @@ abstract class ReplayContract {
                 idAnd(col("name", "TEXT", "string"), col("n", "INT4", "int32", "5"));
         writer.apply(
                 List.of(
-                        change(
-                                table,
-                                before,
-                                NetOperation.INSERT,
-                                M.createObjectNode().put("id", 1).put("name", "a"),
-                                11),
+                        insert(table, before, 1, "name", "a", 11),
                         change(
                                 table,
                                 after,
@@ -264,40 +281,51 @@ abstract class ReplayContract {
     }
 
     private void keylessRowMadeBeforeAColumnWasAdded(boolean restart) throws Exception {
-        List<ColumnSpec> before =
-                List.of(
-                        new ColumnSpec("id", "INT4", false, false, null, null, "int32", null),
-                        new ColumnSpec("name", "TEXT", false, true, null, null, "string", null));
-        writer.apply(
-                List.of(
-                        NetChanges.keyless(
-                                table,
-                                before,
-                                NetOperation.INSERT,
-                                null,
-                                M.createObjectNode().put("id", 1).put("name", "a"),
-                                SourcePosition.postgres(11)),
-                        columnEvent(
-                                TableEvent.Kind.ADD_COLUMN,
-                                table,
-                                "n",
-                                "{\"type_name\":\"int4\",\"type_mod\":-1,\"default_text\":\"5\"}",
-                                20)),
-                100);
+        List<ColumnSpec> before = keylessIdAnd(col("name", "TEXT", "string"));
+        acrossAColumnEvent(
+                before,
+                M.createObjectNode().put("id", 1).put("name", "a"),
+                columnEvent(
+                        TableEvent.Kind.ADD_COLUMN,
+                        table,
+                        "n",
+                        "{\"type_name\":\"int4\",\"type_mod\":-1,\"default_text\":\"5\"}",
+                        20),
+                restart,
+                keylessInsert(before, M.createObjectNode().put("id", 2).put("name", "b"), 12));
+        assertThat(rows(table, "id, name, n")).containsExactlyInAnyOrder("1|a|5", "2|b|5");
+    }
+
+    /** Columns of a table without a key: {@code id} and {@code more}. */
+    private static List<ColumnSpec> keylessIdAnd(ColumnSpec... more) {
+        List<ColumnSpec> cols = new ArrayList<>();
+        cols.add(new ColumnSpec("id", "INT4", false, false, null, null, "int32", null));
+        cols.addAll(List.of(more));
+        return cols;
+    }
+
+    private NetChange keylessInsert(List<ColumnSpec> cols, ObjectNode row, long lsn) {
+        return NetChanges.keyless(
+                table, cols, NetOperation.INSERT, null, row, SourcePosition.postgres(lsn));
+    }
+
+    /**
+     * Applies the insert of {@code first} (at 11) with {@code event} (at 20) in one warehouse
+     * transaction, restarts the sink if asked, then applies {@code later}: changes made before the
+     * event, written after it.
+     */
+    private void acrossAColumnEvent(
+            List<ColumnSpec> before,
+            ObjectNode first,
+            TableEvent event,
+            boolean restart,
+            NetChange... later)
+            throws Exception {
+        writer.apply(List.of(keylessInsert(before, first, 11), event), 100);
         if (restart) {
             restartWriter();
         }
-        writer.apply(
-                List.of(
-                        NetChanges.keyless(
-                                table,
-                                before,
-                                NetOperation.INSERT,
-                                null,
-                                M.createObjectNode().put("id", 2).put("name", "b"),
-                                SourcePosition.postgres(12))),
-                200);
-        assertThat(rows(table, "id, name, n")).containsExactlyInAnyOrder("1|a|5", "2|b|5");
+        writer.apply(List.of(later), 200);
     }
 
     /**
@@ -317,34 +345,13 @@ abstract class ReplayContract {
     }
 
     private void keylessRowMadeBeforeAColumnWasRenamed(boolean restart) throws Exception {
-        List<ColumnSpec> before =
-                List.of(
-                        new ColumnSpec("id", "INT4", false, false, null, null, "int32", null),
-                        new ColumnSpec("n", "INT4", false, true, null, null, "int32", null));
-        writer.apply(
-                List.of(
-                        NetChanges.keyless(
-                                table,
-                                before,
-                                NetOperation.INSERT,
-                                null,
-                                M.createObjectNode().put("id", 1).put("n", 5),
-                                SourcePosition.postgres(11)),
-                        renameColumn(table, "n", "m", 20)),
-                100);
-        if (restart) {
-            restartWriter();
-        }
-        writer.apply(
-                List.of(
-                        NetChanges.keyless(
-                                table,
-                                before,
-                                NetOperation.INSERT,
-                                null,
-                                M.createObjectNode().put("id", 2).put("n", 7),
-                                SourcePosition.postgres(12))),
-                200);
+        List<ColumnSpec> before = keylessIdAnd(col("n", "INT4", "int32"));
+        acrossAColumnEvent(
+                before,
+                M.createObjectNode().put("id", 1).put("n", 5),
+                renameColumn(table, "n", "m", 20),
+                restart,
+                keylessInsert(before, M.createObjectNode().put("id", 2).put("n", 7), 12));
         assertThat(rows(table, "id, m")).containsExactlyInAnyOrder("1|5", "2|7");
     }
 
@@ -412,8 +419,7 @@ abstract class ReplayContract {
 
     private void keylessRowMadeBeforeAColumnChangedType(boolean restart) throws Exception {
         List<ColumnSpec> before =
-                List.of(
-                        new ColumnSpec("id", "INT4", false, false, null, null, "int32", null),
+                keylessIdAnd(
                         new ColumnSpec(
                                 "d",
                                 "DATE",
@@ -423,42 +429,24 @@ abstract class ReplayContract {
                                 null,
                                 "int32",
                                 "io.debezium.time.Date"));
-        writer.apply(
-                List.of(
-                        NetChanges.keyless(
-                                table,
-                                before,
-                                NetOperation.INSERT,
-                                null,
-                                M.createObjectNode().put("id", 1).put("d", 16871),
-                                SourcePosition.postgres(11)),
-                        columnEvent(
-                                TableEvent.Kind.ALTER_COLUMN_TYPE,
-                                table,
-                                "d",
-                                "{\"type_name\":\"text\",\"type_mod\":-1}",
-                                20)),
-                100);
-        if (restart) {
-            restartWriter();
-        }
-        writer.apply(
-                List.of(
-                        NetChanges.keyless(
-                                table,
-                                before,
-                                NetOperation.INSERT,
-                                null,
-                                M.createObjectNode().put("id", 2).put("d", 16871),
-                                SourcePosition.postgres(12)),
-                        NetChanges.keyless(
-                                table,
-                                before,
-                                NetOperation.UPDATE,
-                                M.createObjectNode().put("id", 1).put("d", 16871),
-                                M.createObjectNode().put("id", 1).put("d", 16872),
-                                SourcePosition.postgres(13))),
-                200);
+        acrossAColumnEvent(
+                before,
+                M.createObjectNode().put("id", 1).put("d", 16871),
+                columnEvent(
+                        TableEvent.Kind.ALTER_COLUMN_TYPE,
+                        table,
+                        "d",
+                        "{\"type_name\":\"text\",\"type_mod\":-1}",
+                        20),
+                restart,
+                keylessInsert(before, M.createObjectNode().put("id", 2).put("d", 16871), 12),
+                NetChanges.keyless(
+                        table,
+                        before,
+                        NetOperation.UPDATE,
+                        M.createObjectNode().put("id", 1).put("d", 16871),
+                        M.createObjectNode().put("id", 1).put("d", 16872),
+                        SourcePosition.postgres(13)));
         assertThat(rows(table, "id, d")).containsExactlyInAnyOrder("1|2016-03-12", "2|2016-03-11");
     }
 
@@ -568,22 +556,11 @@ abstract class ReplayContract {
     void aSecondCopyOfARenameKeepsTheTombstonesOfTheRenamedTable() throws Exception {
         String renamed = table + "_r";
         List<ColumnSpec> cols = idAnd(col("name", "TEXT", "string"));
-        NetChange insert =
-                change(
-                        table,
-                        cols,
-                        NetOperation.INSERT,
-                        M.createObjectNode().put("id", 1).put("name", "a"),
-                        10);
+        NetChange insert = insert(table, cols, 1, "name", "a", 10);
         writer.apply(
                 List.of(
                         insert,
-                        change(
-                                table,
-                                cols,
-                                NetOperation.INSERT,
-                                M.createObjectNode().put("id", 2).put("name", "b"),
-                                11),
+                        insert(table, cols, 2, "name", "b", 11),
                         NetChanges.delete(table, 1, 12)),
                 100);
         writer.apply(List.of(NetChanges.renameOrDrop(table, renamed, 20)), 200);
@@ -605,28 +582,13 @@ abstract class ReplayContract {
         List<ColumnSpec> cols = idAnd(col("name", "TEXT", "string"));
         writer.write(
                 List.of(
-                        change(
-                                table,
-                                cols,
-                                NetOperation.INSERT,
-                                M.createObjectNode().put("id", 1).put("name", "a"),
-                                10),
+                        insert(table, cols, 1, "name", "a", 10),
                         NetChanges.renameOrDrop(table, b, 20),
-                        change(
-                                b,
-                                cols,
-                                NetOperation.INSERT,
-                                M.createObjectNode().put("id", 3).put("name", "c"),
-                                30),
+                        insert(b, cols, 3, "name", "c", 30),
                         NetChanges.renameOrDrop(b, c, 40)));
         writer.write(
                 List.of(
-                        change(
-                                table,
-                                cols,
-                                NetOperation.INSERT,
-                                M.createObjectNode().put("id", 2).put("name", "b"),
-                                11),
+                        insert(table, cols, 2, "name", "b", 11),
                         NetChanges.renameOrDrop(table, b, 20),
                         NetChanges.renameOrDrop(b, c, 40)));
         writer.commit(100);
@@ -643,33 +605,11 @@ abstract class ReplayContract {
     void aLatePartitionsChangeMadeBeforeAColumnRenameLandsUnderTheNewName() throws Exception {
         List<ColumnSpec> before = idAnd(col("x", "TEXT", "string"));
         List<ColumnSpec> after = idAnd(col("y", "TEXT", "string"));
-        writer.apply(
-                List.of(
-                        change(
-                                table,
-                                before,
-                                NetOperation.INSERT,
-                                M.createObjectNode().put("id", 1).put("x", "a"),
-                                5)),
-                50);
+        writer.apply(List.of(insert(table, before, 1, "x", "a", 5)), 50);
         writer.write(
-                List.of(
-                        renameColumn(table, "x", "y", 20),
-                        change(
-                                table,
-                                after,
-                                NetOperation.INSERT,
-                                M.createObjectNode().put("id", 3).put("y", "c"),
-                                21)));
+                List.of(renameColumn(table, "x", "y", 20), insert(table, after, 3, "y", "c", 21)));
         writer.write(
-                List.of(
-                        change(
-                                table,
-                                before,
-                                NetOperation.INSERT,
-                                M.createObjectNode().put("id", 2).put("x", "b"),
-                                10),
-                        renameColumn(table, "x", "y", 20)));
+                List.of(insert(table, before, 2, "x", "b", 10), renameColumn(table, "x", "y", 20)));
         writer.commit(100);
         assertThat(columnType(table, "x")).as("the old name stays gone").isNull();
         assertThat(rows(table, "id, y")).containsExactly("1|a", "2|b", "3|c");
@@ -681,12 +621,7 @@ abstract class ReplayContract {
         List<ColumnSpec> cols = idAnd(col("name", "TEXT", "string"));
         List<IntervalRecord> tx =
                 List.of(
-                        change(
-                                table,
-                                cols,
-                                NetOperation.INSERT,
-                                M.createObjectNode().put("id", 1).put("name", "a"),
-                                10),
+                        insert(table, cols, 1, "name", "a", 10),
                         NetChanges.renameOrDrop(table, null, 11));
         writer.apply(tx, 100);
         writer.apply(tx, 200);
@@ -703,18 +638,8 @@ abstract class ReplayContract {
         List<ColumnSpec> after = idAnd(col("b", "TEXT", "string"));
         writer.apply(
                 List.of(
-                        change(
-                                table,
-                                before,
-                                NetOperation.INSERT,
-                                M.createObjectNode().put("id", 1).put("a", "one"),
-                                10),
-                        change(
-                                table,
-                                before,
-                                NetOperation.INSERT,
-                                M.createObjectNode().put("id", 2).put("a", "two"),
-                                11)),
+                        insert(table, before, 1, "a", "one", 10),
+                        insert(table, before, 2, "a", "two", 11)),
                 100);
         List<IntervalRecord> tx =
                 List.of(
@@ -725,12 +650,7 @@ abstract class ReplayContract {
                                 M.createObjectNode().put("id", 1).put("a", "one2"),
                                 20),
                         renameColumn(table, "a", "b", 21),
-                        change(
-                                table,
-                                after,
-                                NetOperation.INSERT,
-                                M.createObjectNode().put("id", 3).put("b", "three"),
-                                22));
+                        insert(table, after, 3, "b", "three", 22));
         writer.apply(tx, 200);
         assertThat(rows(table, "id, b")).containsExactly("1|one2", "2|two", "3|three");
         assertThat(typeOf(table, "a")).as("no column left under the old name").isNull();
@@ -764,19 +684,7 @@ abstract class ReplayContract {
     void columnsAddedOrRetypedWithoutAChangeOfARowLandAtOnce() throws Exception {
         List<ColumnSpec> cols = idAnd(col("n", "INT4", "int32"));
         writer.apply(
-                List.of(
-                        change(
-                                table,
-                                cols,
-                                NetOperation.INSERT,
-                                M.createObjectNode().put("id", 1).put("n", 7),
-                                10),
-                        change(
-                                table,
-                                cols,
-                                NetOperation.INSERT,
-                                M.createObjectNode().put("id", 2).put("n", 8),
-                                11)),
+                List.of(insert(table, cols, 1, "n", 7, 10), insert(table, cols, 2, "n", 8, 11)),
                 100);
         List<IntervalRecord> ddl =
                 List.of(
@@ -823,19 +731,7 @@ abstract class ReplayContract {
     void aColumnAddedAfterDeletesInOneTransactionKeepsItsType() throws Exception {
         List<ColumnSpec> cols = idAnd(col("n", "INT4", "int32"));
         writer.apply(
-                List.of(
-                        change(
-                                table,
-                                cols,
-                                NetOperation.INSERT,
-                                M.createObjectNode().put("id", 1).put("n", 7),
-                                10),
-                        change(
-                                table,
-                                cols,
-                                NetOperation.INSERT,
-                                M.createObjectNode().put("id", 2).put("n", 8),
-                                11)),
+                List.of(insert(table, cols, 1, "n", 7, 10), insert(table, cols, 2, "n", 8, 11)),
                 100);
         writer.apply(
                 List.of(
@@ -865,15 +761,7 @@ abstract class ReplayContract {
     @Test
     void aColumnAddedToATableRenamedAfterUpdatesInOneTransactionCommits() throws Exception {
         List<ColumnSpec> cols = idAnd(col("n", "INT4", "int32"));
-        writer.apply(
-                List.of(
-                        change(
-                                table,
-                                cols,
-                                NetOperation.INSERT,
-                                M.createObjectNode().put("id", 1).put("n", 7),
-                                10)),
-                100);
+        writer.apply(List.of(insert(table, cols, 1, "n", 7, 10)), 100);
         String renamed = table + "_r";
         writer.apply(
                 List.of(
@@ -907,20 +795,8 @@ abstract class ReplayContract {
                 List.of(
                         new ColumnSpec("id", "INT4", false, false, null, null, "int32", null),
                         new ColumnSpec("n", "INT4", false, true, null, null, "int32", null));
-        NetChange insert =
-                change(
-                        table,
-                        keyed,
-                        NetOperation.INSERT,
-                        M.createObjectNode().put("id", 1).put("n", 7),
-                        10);
-        NetChange other =
-                change(
-                        table,
-                        keyed,
-                        NetOperation.INSERT,
-                        M.createObjectNode().put("id", 2).put("n", 8),
-                        11);
+        NetChange insert = insert(table, keyed, 1, "n", 7, 10);
+        NetChange other = insert(table, keyed, 2, "n", 8, 11);
         writer.apply(List.of(insert, other), 100);
         writer.apply(
                 List.of(
@@ -975,12 +851,7 @@ abstract class ReplayContract {
                                 M.createObjectNode().put("id", 1).put("n", 7),
                                 null,
                                 SourcePosition.postgres(30)),
-                        change(
-                                table,
-                                keyed,
-                                NetOperation.INSERT,
-                                M.createObjectNode().put("id", 2).put("n", 8),
-                                40)),
+                        insert(table, keyed, 2, "n", 8, 40)),
                 200);
         assertThat(rows(table, "id, n")).containsExactlyInAnyOrder("1|7", "2|8");
     }
