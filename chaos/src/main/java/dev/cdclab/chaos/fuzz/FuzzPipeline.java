@@ -78,6 +78,8 @@ final class FuzzPipeline implements AutoCloseable {
             Duration interval,
             Pipeline.SourceInitializer beforeCapture) {
         FuzzPipeline p = new FuzzPipeline(work, stageMain, kind);
+        // Ctrl-C or SIGTERM stops the stage processes and servers too, not only this JVM
+        Runtime.getRuntime().addShutdownHook(p.shutdownHook);
         try {
             p.startAll(runId, partitions, instances, interval, beforeCapture);
         } catch (RuntimeException e) {
@@ -352,8 +354,20 @@ final class FuzzPipeline implements AutoCloseable {
         return work.resolve("logs");
     }
 
+    private final Thread shutdownHook = new Thread(this::close, "fuzz-shutdown");
+    private boolean closed;
+
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook is what runs this
+        }
         for (int i = started.size() - 1; i >= 0; i--) {
             try {
                 started.get(i).close();

@@ -13,6 +13,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -311,24 +312,33 @@ public final class PostgresWarehouseDialect extends SqlWarehouseDialect {
             throws SQLException {
         lockCatalog(c);
         String pkName = null;
+        List<String> pkColumns = new ArrayList<>();
         try (PreparedStatement ps =
                 c.prepareStatement(
-                        "SELECT conname FROM pg_constraint WHERE conrelid = ?::regclass AND contype"
-                                + " = 'p'")) {
+                        "SELECT k.conname, a.attname FROM pg_constraint k JOIN pg_attribute a ON"
+                                + " a.attrelid = k.conrelid AND a.attnum = ANY (k.conkey) WHERE"
+                                + " k.conrelid = ?::regclass AND k.contype = 'p'")) {
             ps.setString(1, MergeSql.qualified(t));
             try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next()) {
+                while (rs.next()) {
                     pkName = rs.getString(1);
+                    pkColumns.add(rs.getString(2));
                 }
             }
         }
         try (Statement s = c.createStatement()) {
             if (pkName != null) {
-                s.execute(
-                        "ALTER TABLE "
-                                + MergeSql.qualified(t)
-                                + " DROP CONSTRAINT "
-                                + quote(pkName));
+                // the NOT NULL a key gave its columns outlives the key: the source's column takes
+                // NULL once its key is gone
+                StringBuilder sql =
+                        new StringBuilder("ALTER TABLE ")
+                                .append(MergeSql.qualified(t))
+                                .append(" DROP CONSTRAINT ")
+                                .append(quote(pkName));
+                for (String col : pkColumns) {
+                    sql.append(", ALTER COLUMN ").append(quote(col)).append(" DROP NOT NULL");
+                }
+                s.execute(sql.toString());
             }
             String pk = constraints(columns);
             if (pk.isEmpty()) {

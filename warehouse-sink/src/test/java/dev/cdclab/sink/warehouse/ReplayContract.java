@@ -814,6 +814,29 @@ abstract class ReplayContract {
     }
 
     /**
+     * A table loses its key, and a row then has NULL in the column that was the key: it lands (the
+     * warehouse's key went, and the NOT NULL its key gave the column with it).
+     */
+    @Test
+    void aColumnThatWasTheKeyTakesNullOnceTheKeyIsGone() throws Exception {
+        writer.apply(List.of(insert(table, idAnd(col("n", "INT4", "int32")), 1, "n", 7, 10)), 100);
+        List<ColumnSpec> keyless =
+                keylessIdAnd(new ColumnSpec("n", "INT4", false, true, null, null, "int32", null));
+        ObjectNode nullId = M.createObjectNode().putNull("id").put("n", 8);
+        writer.apply(
+                List.of(
+                        NetChanges.keyless(
+                                table,
+                                keyless,
+                                NetOperation.INSERT,
+                                null,
+                                nullId,
+                                SourcePosition.postgres(30))),
+                200);
+        assertThat(rows(table, "id, n")).containsExactly("1|7", "null|8");
+    }
+
+    /**
      * A table without a key gains one in a transaction whose earlier changes insert a row again and
      * delete one copy of it: the changes made without the key apply first, and the key comes after
      * them (a key added first refused the second copy).
