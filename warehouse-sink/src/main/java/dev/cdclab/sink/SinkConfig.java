@@ -120,7 +120,9 @@ public final class SinkConfig {
                             "Bytes of net-change records held in memory until their interval is"
                                     + " closed everywhere. Past it, the earliest interval's"
                                     + " changes are written ahead into an open warehouse"
-                                    + " transaction, which commits (offsets after it) once that"
+                                    + " transaction once every partition has been read through"
+                                    + " that interval (until then only the partitions behind are"
+                                    + " read), and it commits (offsets after it) once that"
                                     + " interval closes: a huge transaction streams through in"
                                     + " bounded memory and still appears at once.")
                     .build();
