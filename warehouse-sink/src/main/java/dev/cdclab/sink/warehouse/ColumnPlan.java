@@ -32,19 +32,29 @@ final class ColumnPlan {
     /** The text of a constant value (a later column's default), or null for NULL. */
     private final List<String> constants;
 
-    private ColumnPlan(List<ColumnSpec> targets, List<ColumnSpec> reads, List<String> constants) {
+    /** Whether each staged value loses trailing spaces: made as {@code char(n)}, cast since. */
+    private final List<Boolean> unpadded;
+
+    private ColumnPlan(
+            List<ColumnSpec> targets,
+            List<ColumnSpec> reads,
+            List<String> constants,
+            List<Boolean> unpadded) {
         this.targets = List.copyOf(targets);
         this.reads = reads;
         this.constants = constants;
+        this.unpadded = unpadded;
     }
 
     /** Changes made under the columns the warehouse table follows: read and cast as they are. */
     static ColumnPlan asTheyAre(List<ColumnSpec> columns) {
         List<String> none = new ArrayList<>(columns.size());
+        List<Boolean> kept = new ArrayList<>(columns.size());
         for (int i = 0; i < columns.size(); i++) {
             none.add(null);
+            kept.add(false);
         }
-        return new ColumnPlan(columns, new ArrayList<>(columns), none);
+        return new ColumnPlan(columns, new ArrayList<>(columns), none, kept);
     }
 
     /**
@@ -62,7 +72,7 @@ final class ColumnPlan {
             Map<String, String> warehouse,
             Map<String, ColumnSpec> newest,
             WarehouseDialect dialect) {
-        return fitting(made, warehouse, newest, Map.of(), Map.of(), Set.of(), dialect);
+        return fitting(made, warehouse, newest, Map.of(), Map.of(), Map.of(), dialect);
     }
 
     /**
@@ -71,7 +81,8 @@ final class ColumnPlan {
      * took) hold that value, as at the source, even where the table follows no newer schema in this
      * batch; and columns renamed after the changes were made ({@code renamedAfter}: old name to the
      * name the warehouse has) are written under their new names, and columns whose type changed
-     * after the changes were made ({@code retypedAfter}) are read as the changes made them.
+     * after the changes were made ({@code retypedAfter}, each with whether the source's cast took
+     * {@code char(n)}'s padding from it) are read as the changes made them.
      */
     static ColumnPlan fitting(
             List<ColumnSpec> made,
@@ -79,11 +90,12 @@ final class ColumnPlan {
             Map<String, ColumnSpec> newest,
             Map<String, Map.Entry<ColumnSpec, String>> addedAfter,
             Map<String, String> renamedAfter,
-            Set<String> retypedAfter,
+            Map<String, Boolean> retypedAfter,
             WarehouseDialect dialect) {
         List<ColumnSpec> targets = new ArrayList<>();
         List<ColumnSpec> reads = new ArrayList<>();
         List<String> constants = new ArrayList<>();
+        List<Boolean> unpadded = new ArrayList<>();
         Set<String> names = new HashSet<>();
         for (ColumnSpec c : made) {
             names.add(c.name());
@@ -116,10 +128,16 @@ final class ColumnPlan {
                     now != null
                             ? !dialect.sqlType(ColumnKind.of(c), c)
                                     .equals(dialect.sqlType(ColumnKind.of(now), now))
-                            : retypedAfter.contains(made0.name());
+                            : retypedAfter.containsKey(made0.name());
             // read from the image under the name the change was made with
             reads.add((changed ? c : target).withName(made0.name()));
             constants.add(null);
+            unpadded.add(
+                    changed
+                            && padded(c)
+                            && (now != null
+                                    ? !padded(now)
+                                    : retypedAfter.getOrDefault(made0.name(), false)));
         }
         if (newest != null) {
             for (ColumnSpec later : newest.values()) {
@@ -131,6 +149,7 @@ final class ColumnPlan {
                 targets.add(target.withKey(false));
                 reads.add(null);
                 constants.add(defaultText(target));
+                unpadded.add(false);
                 names.add(later.name());
             }
         }
@@ -142,8 +161,9 @@ final class ColumnPlan {
             targets.add(ExistingColumns.fit(e.getValue().getKey(), has, dialect).withKey(false));
             reads.add(null);
             constants.add(e.getValue().getValue());
+            unpadded.add(false);
         }
-        return new ColumnPlan(targets, reads, constants);
+        return new ColumnPlan(targets, reads, constants, unpadded);
     }
 
     /** The value the source gives a row that existed before the column was added, as text. */
@@ -175,7 +195,24 @@ final class ColumnPlan {
             return constants.get(i);
         }
         JsonNode v = image == null ? null : image.get(read.name());
-        return ValueText.of(read, ColumnKind.of(read), v);
+        String text = ValueText.of(read, ColumnKind.of(read), v);
+        if (text != null && unpadded.get(i)) {
+            // made as char(n) and cast since to a type without padding, as the source did
+            return rtrimSpaces(text);
+        }
+        return text;
+    }
+
+    private static boolean padded(ColumnSpec c) {
+        return "BPCHAR".equalsIgnoreCase(c.sourceType());
+    }
+
+    private static String rtrimSpaces(String s) {
+        int end = s.length();
+        while (end > 0 && s.charAt(end - 1) == ' ') {
+            end--;
+        }
+        return s.substring(0, end);
     }
 
     /** The value of staged column {@code i} in a key (null when it is not a key column). */

@@ -1063,9 +1063,10 @@ public final class DuckDbDialect extends SqlWarehouseDialect {
     }
 
     @Override
-    public long trimTrailingSpaces(Connection c, TableName t, String column) throws SQLException {
+    public long trimTrailingSpaces(Connection c, TableName t, String column, String before)
+            throws SQLException {
         modified.add(t);
-        return super.trimTrailingSpaces(c, t, column);
+        return super.trimTrailingSpaces(c, t, column, before);
     }
 
     /** Tables whose rows the open transaction deleted or replaced. */

@@ -57,25 +57,34 @@ public record TableState(
      * A column added at {@code position} whose rows there were took {@code value} (staged text); or
      * (with {@code added} null) the column {@code column} renamed to {@code renamedTo}; or (both
      * null) the column's type changed, so that a change made before is read as it was made (a date
-     * into a column now text is its date, not the days Debezium sends).
+     * into a column now text is its date, not the days Debezium sends; {@code unpadded}: a {@code
+     * char(n)} value without the trailing spaces the source's cast took from it).
      */
     public record ColumnChange(
-            String position, String column, String renamedTo, ColumnSpec added, String value) {
+            String position,
+            String column,
+            String renamedTo,
+            ColumnSpec added,
+            String value,
+            boolean unpadded) {
         public static ColumnChange added(String position, ColumnSpec column, String value) {
-            return new ColumnChange(position, column.name(), null, column, value);
+            return new ColumnChange(position, column.name(), null, column, value, false);
         }
 
         public static ColumnChange renamed(String position, String column, String to) {
-            return new ColumnChange(position, column, to, null, null);
+            return new ColumnChange(position, column, to, null, null, false);
         }
 
-        public static ColumnChange retyped(String position, String column) {
-            return new ColumnChange(position, column, null, null, null);
+        public static ColumnChange retyped(String position, String column, boolean unpadded) {
+            return new ColumnChange(position, column, null, null, null, unpadded);
         }
     }
 
     /** This state with {@code change} recorded after the ones before. */
     public TableState withColumnChange(ColumnChange change) {
+        if (columnChanges.contains(change)) {
+            return this; // an event read again
+        }
         List<ColumnChange> all = new ArrayList<>(columnChanges);
         all.add(change);
         return new TableState(emptiedAt, keylessThrough, diverged, schemaAt, moves, all);
@@ -210,6 +219,8 @@ public record TableState(
                     throw new IllegalStateException("cannot write a column's spec", e);
                 }
                 o.put("value", c.value());
+            } else if (c.unpadded()) {
+                o.put("unpadded", true);
             }
         }
         return a.toString();
@@ -232,7 +243,8 @@ public record TableState(
                 }
                 out.add(
                         added == null
-                                ? ColumnChange.retyped(at, column)
+                                ? ColumnChange.retyped(
+                                        at, column, c.path("unpadded").asBoolean(false))
                                 : ColumnChange.added(
                                         c.get("at").asText(),
                                         Schemas.fromJson(added).get(0),

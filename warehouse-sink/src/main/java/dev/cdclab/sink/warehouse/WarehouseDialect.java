@@ -48,25 +48,28 @@ public interface WarehouseDialect {
     void addColumn(Connection c, TableName table, ColumnSpec column) throws SQLException;
 
     /**
-     * Drops the trailing spaces of a text column's values, as PostgreSQL's cast of {@code char(n)}
-     * to {@code varchar} or {@code text} does.
+     * Drops the trailing spaces of a text column's values written before {@code before}, as
+     * PostgreSQL's cast of {@code char(n)} to {@code varchar} or {@code text} did to them: values
+     * written since were made under the new type, and keep theirs.
      *
      * @return the rows changed
      */
-    default long trimTrailingSpaces(Connection c, TableName table, String column)
+    default long trimTrailingSpaces(Connection c, TableName table, String column, String before)
             throws SQLException {
         String q = MergeSql.quote(column);
-        try (java.sql.Statement s = c.createStatement()) {
-            return s.executeUpdate(
-                    "UPDATE "
-                            + MergeSql.qualified(table)
-                            + " SET "
-                            + q
-                            + " = rtrim("
-                            + q
-                            + ", ' ') WHERE "
-                            + q
-                            + " LIKE '% '");
+        try (java.sql.PreparedStatement s =
+                c.prepareStatement(
+                        "UPDATE "
+                                + MergeSql.qualified(table)
+                                + " SET "
+                                + q
+                                + " = rtrim("
+                                + q
+                                + ", ' ') WHERE "
+                                + q
+                                + " LIKE '% ' AND (_cdc_lsn IS NULL OR _cdc_lsn < ?)")) {
+            s.setString(1, before);
+            return s.executeUpdate();
         }
     }
 

@@ -592,6 +592,19 @@ public final class WarehouseWriter implements AutoCloseable {
                 state = columnEvent(table, state, e);
                 forget(table);
                 saveState(table, state.followingSchemaAt(e.position()));
+            } else if (e.kind() == TableEvent.Kind.ALTER_COLUMN_TYPE && tableExists(table)) {
+                // a change made after it was written first and brought the new type: the values
+                // from before still lose the padding the source's cast took from them
+                SourceColumnType.Detail d = SourceColumnType.detail(e.detail());
+                trimPadding(table, e, d);
+                // and a change made before it, written later, is read as it was made
+                TableState next =
+                        state.withColumnChange(
+                                TableState.ColumnChange.retyped(
+                                        e.position(), e.column(), d.dropsPadding()));
+                if (!next.equals(state)) {
+                    saveState(table, next);
+                }
             }
             return;
         }
@@ -703,7 +716,8 @@ public final class WarehouseWriter implements AutoCloseable {
             String aside = db().changeColumnType(connection, table, col, have);
             state =
                     state.withColumnChange(
-                            TableState.ColumnChange.retyped(e.position(), col.name()));
+                            TableState.ColumnChange.retyped(
+                                    e.position(), col.name(), d.dropsPadding()));
             LOG.info(
                     "Column {} of warehouse table {} changed type to {}, as the source did{}",
                     col.name(),
@@ -711,16 +725,25 @@ public final class WarehouseWriter implements AutoCloseable {
                     wanted,
                     aside == null ? "" : " (old values kept in " + aside + ")");
         }
-        if (have != null && d.dropsPadding()) {
-            long n = db().trimTrailingSpaces(connection, table, col.name());
-            LOG.info(
-                    "Column {} of warehouse table {} lost char(n)'s padding in {} rows, as the"
-                            + " source's cast did",
-                    col.name(),
-                    table,
-                    n);
+        if (have != null) {
+            trimPadding(table, e, d);
         }
         return state;
+    }
+
+    /** Drops the padding of a {@code char(n)} column's values from before its type change. */
+    private void trimPadding(TableName table, TableEvent e, SourceColumnType.Detail d)
+            throws SQLException {
+        if (!d.dropsPadding() || !columns(table).containsKey(e.column())) {
+            return;
+        }
+        long n = db().trimTrailingSpaces(connection, table, e.column(), e.position());
+        LOG.info(
+                "Column {} of warehouse table {} lost char(n)'s padding in {} rows, as the"
+                        + " source's cast did",
+                e.column(),
+                table,
+                n);
     }
 
     /**
@@ -979,7 +1002,7 @@ public final class WarehouseWriter implements AutoCloseable {
         }
         Map<String, Map.Entry<ColumnSpec, String>> after = new HashMap<>();
         Map<String, RenamedColumn> renames = new HashMap<>();
-        Set<String> retyped = new HashSet<>();
+        Map<String, Boolean> retyped = new HashMap<>();
         for (TableState.ColumnChange cc : state(table).columnChanges()) {
             if (cc.renamedTo() != null) {
                 renames.put(cc.column(), new RenamedColumn(cc.renamedTo(), cc.position()));
@@ -988,7 +1011,7 @@ public final class WarehouseWriter implements AutoCloseable {
             } else if (cc.added() != null) {
                 after.put(cc.column(), Map.entry(cc.added(), cc.value()));
             } else {
-                retyped.add(cc.column());
+                retyped.merge(cc.column(), cc.unpadded(), Boolean::logicalOr);
             }
         }
         Map<String, String> renamed = new HashMap<>();

@@ -451,6 +451,46 @@ abstract class ReplayContract {
     }
 
     /**
+     * A {@code char(5)} column changed to text loses the padding of the values it held (the
+     * source's cast trims them), even when a change made after the type change is written first (an
+     * interval written in parts): that change's own trailing spaces stay.
+     */
+    @Test
+    void aCharColumnRetypedToTextLosesItsPaddingWhenALaterChangeIsWrittenFirst() throws Exception {
+        List<ColumnSpec> padded =
+                idAnd(new ColumnSpec("ch", "BPCHAR", false, true, 5, 0, "string", null));
+        List<ColumnSpec> text = idAnd(col("ch", "TEXT", "string"));
+        writer.apply(List.of(insert(table, padded, 1, "ch", "a    ", 11)), 100);
+        writer.write(List.of(insert(table, text, 2, "ch", "b  ", 21)));
+        writer.write(
+                List.of(
+                        columnEvent(
+                                TableEvent.Kind.ALTER_COLUMN_TYPE,
+                                table,
+                                "ch",
+                                "{\"type_name\":\"text\",\"type_mod\":-1,"
+                                        + "\"old_type_text\":\"character(5)\"}",
+                                20)));
+        writer.commit(200);
+        assertThat(rows(table, "id, ch")).containsExactlyInAnyOrder("1|a", "2|b  ");
+        // read again, the event trims nothing written after it
+        writer.apply(
+                List.of(
+                        columnEvent(
+                                TableEvent.Kind.ALTER_COLUMN_TYPE,
+                                table,
+                                "ch",
+                                "{\"type_name\":\"text\",\"type_mod\":-1,"
+                                        + "\"old_type_text\":\"character(5)\"}",
+                                20)),
+                300);
+        assertThat(rows(table, "id, ch")).containsExactlyInAnyOrder("1|a", "2|b  ");
+        // a row made before the type change and written after it holds its value as cast
+        writer.apply(List.of(insert(table, padded, 3, "ch", "c    ", 12)), 400);
+        assertThat(rows(table, "id, ch")).containsExactlyInAnyOrder("1|a", "2|b  ", "3|c");
+    }
+
+    /**
      * Rows deleted, then a column added and a column's type changed, in one warehouse transaction
      * written in two parts (an interval written ahead, then the rest), and a TRUNCATE before a
      * column added in one part: DuckDB refuses to commit an ALTER after deletes of the same table
