@@ -128,6 +128,16 @@ final class BenchCommand implements Callable<Integer> {
     int standardTasks;
 
     @Option(
+            names = "--backlog",
+            paramLabel = "CHANGES",
+            defaultValue = "1000000",
+            description =
+                    "With --compare: after the ladder, commit about this many changes with capture"
+                            + " stopped (the slot keeps them), start capture and measure the drain"
+                            + " rate; 0 for no backlog phase (default: ${DEFAULT-VALUE}).")
+    long backlog;
+
+    @Option(
             names = "--workload",
             defaultValue = "mix",
             description = "Workload: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).",
@@ -156,6 +166,9 @@ final class BenchCommand implements Callable<Integer> {
                                 : List.of(800.0, 1000.0, 1200.0, 1400.0, 1600.0);
         if (ladder.isEmpty() || ladder.stream().anyMatch(r -> r <= 0)) {
             throw new IllegalArgumentException("--rates must list rates > 0");
+        }
+        if (backlog < 0) {
+            throw new IllegalArgumentException("--backlog must be >= 0");
         }
         if (standardTasks < 1) {
             throw new IllegalArgumentException("--standard-tasks must be >= 1");
@@ -294,7 +307,8 @@ final class BenchCommand implements Callable<Integer> {
                                 StageSettings.of(pipelineOptions.overrides).capture(),
                                 standardTasks,
                                 pipelineOptions::apply,
-                                settings()),
+                                settings(),
+                                backlog),
                         work,
                         runId,
                         out,

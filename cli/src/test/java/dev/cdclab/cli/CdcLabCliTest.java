@@ -178,6 +178,17 @@ class CdcLabCliTest {
                         dir.toString());
         assertThat(postgres.code()).isEqualTo(CdcLab.USAGE);
         assertThat(postgres.err()).contains("--compare starts its own warehouses");
+        Result backlog =
+                run(
+                        "bench",
+                        "--compare",
+                        "debezium-jdbc",
+                        "--backlog",
+                        "-1",
+                        "--work-dir",
+                        dir.toString());
+        assertThat(backlog.code()).isEqualTo(CdcLab.USAGE);
+        assertThat(backlog.err().strip()).isEqualTo("cdc-lab: error: --backlog must be >= 0");
     }
 
     @Test

@@ -83,6 +83,15 @@ public interface BenchTarget extends AutoCloseable, LoadPhases.Target {
         return HealthWatch.start(this::checkHealthy, onFailure);
     }
 
+    /**
+     * Stops capture (the connector reading the source's log), keeping its position: what the source
+     * commits meanwhile waits in the log.
+     */
+    void stopCapture();
+
+    /** Starts capture again from where it stopped, and waits until it runs. */
+    void startCapture();
+
     /** Compares the warehouse with the source. */
     VerificationResult verify() throws SQLException;
 

@@ -35,6 +35,8 @@ public final class Comparison {
      * @param standardTasks tasks of the standard pipeline's JDBC sink connector
      * @param ours puts the cdc-lab pipeline's settings on a builder
      * @param oursSettings those settings, as the report states them
+     * @param backlogChanges about how many changes the backlog phase commits with capture stopped,
+     *     after the ladder; 0 for no such phase
      */
     public record Settings(
             Workload workload,
@@ -43,7 +45,8 @@ public final class Comparison {
             Map<String, String> captureSettings,
             int standardTasks,
             UnaryOperator<Pipeline.Builder> ours,
-            Map<String, Object> oursSettings) {}
+            Map<String, Object> oursSettings,
+            long backlogChanges) {}
 
     /** One pipeline of a comparison. */
     public record Arm(String key, String label, String shortLabel) {}
@@ -56,7 +59,20 @@ public final class Comparison {
             String error,
             double startSeconds,
             InitialLoad initialLoad,
-            Map<String, Object> settings) {
+            Map<String, Object> settings,
+            BacklogDrain.Drain drain) {
+
+        /** An arm without a backlog phase. */
+        public ArmResult(
+                Arm arm,
+                RateLadder.Result ladder,
+                Boolean verified,
+                String error,
+                double startSeconds,
+                InitialLoad initialLoad,
+                Map<String, Object> settings) {
+            this(arm, ladder, verified, error, startSeconds, initialLoad, settings, null);
+        }
 
         /** Whether it ran, verified and sustained a step. */
         public boolean ok() {
@@ -112,6 +128,29 @@ public final class Comparison {
             return Numbers.round3(standard.initialLoad().seconds() / ours.initialLoad().seconds());
         }
 
+        /**
+         * cdc-lab's drain rate into PostgreSQL over the standard pipeline's, for the same backlog;
+         * null when either has none.
+         */
+        public Double drainRatio() {
+            return drainRatio(arms.get(1), arms.get(0));
+        }
+
+        /** The same into DuckDB. */
+        public Double drainRatioDuckDb() {
+            return drainRatio(arms.get(2), arms.get(0));
+        }
+
+        private static Double drainRatio(ArmResult ours, ArmResult standard) {
+            if (ours.drain() == null
+                    || standard.drain() == null
+                    || standard.drain().changesPerSecond() <= 0) {
+                return null;
+            }
+            return Numbers.round3(
+                    ours.drain().changesPerSecond() / standard.drain().changesPerSecond());
+        }
+
         /** Whether every arm ran, verified and sustained a step. */
         public boolean ok() {
             return arms.stream().allMatch(ArmResult::ok);
@@ -137,6 +176,9 @@ public final class Comparison {
                     a.put("initial_load_s", Numbers.round3(r.initialLoad().seconds()));
                     a.put("initial_load_rows_per_s", Math.round(r.initialLoad().rowsPerSecond()));
                 }
+                if (r.drain() != null) {
+                    a.put("backlog", r.drain().asMap());
+                }
                 a.put("settings", r.settings());
                 m.put(r.arm().key(), a);
             }
@@ -146,6 +188,8 @@ public final class Comparison {
             m.put("ratio_duckdb_bound", bound(arms.get(2), arms.get(0)));
             m.put("initial_load_speedup", initialLoadSpeedup());
             m.put("initial_load_speedup_duckdb", initialLoadSpeedupDuckDb());
+            m.put("drain_ratio", drainRatio());
+            m.put("drain_ratio_duckdb", drainRatioDuckDb());
             return m;
         }
 
@@ -203,12 +247,44 @@ public final class Comparison {
                     ratioText(ratio, bound(arms.get(1), arms.get(0))),
                     ratioText(ratioDuck, bound(arms.get(2), arms.get(0))));
             printInitialLoad(out);
+            printDrain(out);
             if (arms.stream().anyMatch(r -> r.ladder() != null && r.ladder().lowerBound())) {
                 out.println(
                         ">= : the pipeline kept up with all the source issued at its highest step,"
                                 + " and the source, sharing the machine, fell short of the step's"
                                 + " rate");
             }
+        }
+
+        /** Each arm's backlog drain, and the ratios of the rates; nothing without the phase. */
+        private void printDrain(PrintStream out) {
+            if (arms.stream().allMatch(r -> r.drain() == null)) {
+                return;
+            }
+            List<String> each = new ArrayList<>();
+            for (ArmResult r : arms) {
+                BacklogDrain.Drain d = r.drain();
+                each.add(
+                        d == null
+                                ? r.arm().shortLabel() + " -"
+                                : String.format(
+                                        Locale.ROOT,
+                                        "%s %s changes in %s s (%s changes/s, CPU s per M"
+                                                + " changes %.0f)",
+                                        r.arm().shortLabel(),
+                                        Numbers.count(d.changes()),
+                                        Numbers.fixed2(d.seconds()),
+                                        Numbers.count(Math.round(d.changesPerSecond())),
+                                        d.cpuPerMillion()));
+            }
+            out.println(
+                    "backlog drained, capture started after it was committed: "
+                            + String.join("; ", each));
+            out.printf(
+                    Locale.ROOT,
+                    "drain rate cdc-lab/standard: %s into PostgreSQL, %s into DuckDB%n",
+                    drainRatio() == null ? "-" : Numbers.fixed2(drainRatio()) + "x",
+                    drainRatioDuckDb() == null ? "-" : Numbers.fixed2(drainRatioDuckDb()) + "x");
         }
 
         /** Each arm's initial load, and how many times faster cdc-lab's were. */
@@ -325,6 +401,9 @@ public final class Comparison {
                             "ours_duckdb",
                             "cdc-lab: Debezium -> Kafka -> net changes -> DuckDB",
                             "cdc-lab -> DuckDB"));
+
+    /** How long a backlog may take to drain: a million changes at a few thousand a second. */
+    private static final Duration BACKLOG_TIMEOUT = Duration.ofMinutes(20);
 
     private final Settings settings;
     private final Consumer<AutoCloseable> closeOnShutdown;
@@ -471,6 +550,18 @@ public final class Comparison {
             RateLadder.Result r =
                     new RateLadder(settings.plan())
                             .run(target, settings.workload(), StepTable.printer(out));
+            BacklogDrain.Drain drain = null;
+            if (settings.backlogChanges() > 0 && r.caughtUp()) {
+                drain =
+                        BacklogDrain.run(
+                                target,
+                                settings.workload(),
+                                settings.backlogChanges(),
+                                settings.plan().threads(),
+                                r.issued(),
+                                BACKLOG_TIMEOUT,
+                                out);
+            }
             Boolean verified = null;
             if (r.caughtUp()) {
                 VerificationResult v = target.verify();
@@ -479,7 +570,8 @@ public final class Comparison {
             } else {
                 out.println("not verified: the warehouse did not catch up");
             }
-            return new ArmResult(arm, r, verified, null, startSeconds, load, target.settings());
+            return new ArmResult(
+                    arm, r, verified, null, startSeconds, load, target.settings(), drain);
         } catch (Exception e) {
             String msg = OneLineError.of(e);
             out.println("failed: " + msg);

@@ -1,5 +1,6 @@
 package dev.cdclab.lab.bench;
 
+import dev.cdclab.capture.ConnectRestClient;
 import dev.cdclab.orchestration.Pipeline;
 import dev.cdclab.orchestration.infra.WarehouseServer;
 import dev.cdclab.orchestration.verify.VerificationResult;
@@ -100,6 +101,22 @@ public final class PipelineTarget implements BenchTarget {
     @Override
     public void checkHealthy() {
         pipeline.checkHealthy();
+    }
+
+    @Override
+    public void stopCapture() {
+        connect().stop(pipeline.names().connectorName());
+    }
+
+    @Override
+    public void startCapture() {
+        ConnectRestClient rest = connect();
+        rest.resume(pipeline.names().connectorName());
+        rest.awaitRunning(pipeline.names().connectorName(), Duration.ofSeconds(60));
+    }
+
+    private ConnectRestClient connect() {
+        return new ConnectRestClient(pipeline.infrastructure().connectUrl());
     }
 
     @Override

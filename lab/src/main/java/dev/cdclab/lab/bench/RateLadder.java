@@ -135,8 +135,18 @@ public final class RateLadder {
         }
     }
 
-    /** The ladder's steps. */
-    public record Result(Step fixed, List<Step> steps) {
+    /**
+     * The ladder's steps.
+     *
+     * @param issued the transactions the ladder's loads issued, warm-up included: the number of the
+     *     next load's first
+     */
+    public record Result(Step fixed, List<Step> steps, long issued) {
+        /** Steps whose loads' count is not needed. */
+        public Result(Step fixed, List<Step> steps) {
+            this(fixed, steps, 0);
+        }
+
         /**
          * The step with the most changes per second that the warehouse kept up with: sustained, or
          * {@linkplain Step#sourceLimited() limited by the source}.
@@ -236,7 +246,7 @@ public final class RateLadder {
                 }
             }
         }
-        return new Result(fixed, steps);
+        return new Result(fixed, steps, issued[0]);
     }
 
     private Step measure(

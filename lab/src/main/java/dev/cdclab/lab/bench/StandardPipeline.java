@@ -179,6 +179,17 @@ public final class StandardPipeline implements BenchTarget {
     }
 
     @Override
+    public void stopCapture() {
+        rest.stop(SOURCE_CONNECTOR);
+    }
+
+    @Override
+    public void startCapture() {
+        rest.resume(SOURCE_CONNECTOR);
+        rest.awaitRunning(SOURCE_CONNECTOR, Duration.ofSeconds(60));
+    }
+
+    @Override
     public Connection sourceConnection() throws SQLException {
         return infra.source().connect();
     }

@@ -212,6 +212,53 @@ class ComparisonTest {
                 .isNull();
     }
 
+    private static Comparison.ArmResult drained(String key, double drainSeconds) {
+        Comparison.ArmResult a = arm(key, 700);
+        return new Comparison.ArmResult(
+                a.arm(),
+                a.ladder(),
+                a.verified(),
+                a.error(),
+                a.startSeconds(),
+                null,
+                a.settings(),
+                new BacklogDrain.Drain(
+                        1_000_000,
+                        120,
+                        drainSeconds,
+                        new CpuMeter.Usage(drainSeconds * 2, drainSeconds, drainSeconds / 2)));
+    }
+
+    @Test
+    void theDrainRatioIsOfTheRatesTheSameBacklogDrainedAt() {
+        Comparison.Result r =
+                new Comparison.Result(
+                        List.of(
+                                drained("baseline", 200),
+                                drained("ours", 80),
+                                drained("ours_duckdb", 50)));
+        assertThat(r.drainRatio()).isEqualTo(2.5);
+        assertThat(r.drainRatioDuckDb()).isEqualTo(4.0);
+        assertThat(r.asMap())
+                .containsEntry("drain_ratio", 2.5)
+                .containsEntry("drain_ratio_duckdb", 4.0);
+        assertThat(r.asMap().get("ours").toString())
+                .contains("drain_s=80.0")
+                .contains("drain_changes_per_s=12500")
+                .contains("cpu_s_per_million_changes_machine=160.0");
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        r.print(100, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        assertThat(bytes.toString(StandardCharsets.UTF_8))
+                .contains("ours 1,000,000 changes in 80.00 s (12,500 changes/s")
+                .contains("drain rate cdc-lab/standard: 2.50x into PostgreSQL, 4.00x into DuckDB");
+        // without the phase: no ratio, and no line
+        Comparison.Result none =
+                new Comparison.Result(
+                        List.of(arm("baseline", 700), drained("ours", 80), arm("d", 700)));
+        assertThat(none.drainRatio()).isNull();
+        assertThat(none.asMap()).containsEntry("drain_ratio", null);
+    }
+
     @Test
     void anArmThatFailedHasNoRatioAndFailsTheComparison() {
         Comparison.ArmResult failed =
