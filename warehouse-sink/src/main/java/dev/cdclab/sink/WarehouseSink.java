@@ -644,6 +644,7 @@ public final class WarehouseSink implements AutoCloseable {
                             r.partition().partition(),
                             r.offset(),
                             r.change().intervalEndMs(),
+                            r.change().position(),
                             NetChangeCodec.encode(r.change())));
         }
         return out;

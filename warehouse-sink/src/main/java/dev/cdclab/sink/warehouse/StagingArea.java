@@ -48,7 +48,8 @@ public final class StagingArea {
         s.execute(
                 "CREATE TABLE IF NOT EXISTS cdc_lab.staged_changes (topic TEXT, part INTEGER,"
                         + " off BIGINT, interval_end BIGINT, record BYTEA, windows TEXT, ahead"
-                        + " BOOLEAN NOT NULL DEFAULT false, PRIMARY KEY (topic, part, off))");
+                        + " BOOLEAN NOT NULL DEFAULT false, pos TEXT, PRIMARY KEY (topic, part,"
+                        + " off))");
         s.execute(
                 "CREATE TABLE IF NOT EXISTS cdc_lab.staged_through (topic TEXT, part INTEGER,"
                         + " through_ms BIGINT, source_ms BIGINT, windows TEXT, PRIMARY KEY (topic,"
@@ -60,6 +61,10 @@ public final class StagingArea {
             s.execute(
                     "ALTER TABLE cdc_lab.staged_changes ADD COLUMN IF NOT EXISTS windows TEXT, ADD"
                             + " COLUMN IF NOT EXISTS ahead BOOLEAN NOT NULL DEFAULT false");
+        }
+        // staging tables made before positions were kept: their rows apply in partition order
+        if (!hasColumn(s, "staged_changes", "pos")) {
+            s.execute("ALTER TABLE cdc_lab.staged_changes ADD COLUMN IF NOT EXISTS pos TEXT");
         }
         // the committer looks for changes staged under other settings every round
         if (!hasIndex(s, "staged_changes_windows")) {
@@ -94,7 +99,13 @@ public final class StagingArea {
     }
 
     /** A released change and where it was read. */
-    public record Entry(int partition, long offset, long intervalEndMs, byte[] record) {}
+    public record Entry(
+            int partition, long offset, long intervalEndMs, String position, byte[] record) {
+        /** An entry whose source position is not known: it sorts first in its interval. */
+        public Entry(int partition, long offset, long intervalEndMs, byte[] record) {
+            this(partition, offset, intervalEndMs, null, record);
+        }
+    }
 
     /**
      * The bound every partition is staged through, the source time it stands for, and the window
@@ -163,8 +174,8 @@ public final class StagingArea {
             try (PreparedStatement ps =
                     c.prepareStatement(
                             "INSERT INTO cdc_lab.staged_changes (topic, part, off, interval_end,"
-                                    + " record, windows, ahead) VALUES (?, ?, ?, ?, ?, ?, ?) ON"
-                                    + " CONFLICT DO NOTHING")) {
+                                    + " record, windows, ahead, pos) VALUES (?, ?, ?, ?, ?, ?, ?,"
+                                    + " ?) ON CONFLICT DO NOTHING")) {
                 for (Entry e : entries) {
                     ps.setString(1, topic);
                     ps.setInt(2, e.partition());
@@ -174,6 +185,7 @@ public final class StagingArea {
                     // never NULL, so that the committer's look for other settings is two ranges
                     ps.setString(6, windows == null ? "" : windows);
                     ps.setBoolean(7, ahead);
+                    ps.setString(8, e.position());
                     ps.addBatch();
                 }
                 ps.executeBatch();
@@ -289,16 +301,16 @@ public final class StagingArea {
         try (Statement s = c.createStatement()) {
             s.execute(
                     "CREATE TEMP TABLE IF NOT EXISTS cdclab_taken (part INTEGER, off BIGINT,"
-                            + " interval_end BIGINT, record BYTEA, PRIMARY KEY (part, off)) ON"
-                            + " COMMIT DELETE ROWS");
+                            + " interval_end BIGINT, pos TEXT NOT NULL, record BYTEA, PRIMARY KEY"
+                            + " (interval_end, pos, part, off)) ON COMMIT DELETE ROWS");
         }
         long n;
         try (PreparedStatement ps =
                 c.prepareStatement(
                         "WITH d AS (DELETE FROM cdc_lab.staged_changes WHERE topic = ? AND"
                                 + " interval_end <= ? AND COALESCE(windows, '') = ? RETURNING part,"
-                                + " off, interval_end, record) INSERT INTO cdclab_taken SELECT *"
-                                + " FROM d")) {
+                                + " off, interval_end, COALESCE(pos, ''), record) INSERT INTO"
+                                + " cdclab_taken SELECT * FROM d")) {
             ps.setString(1, topic);
             ps.setLong(2, b.throughMs());
             ps.setString(3, b.windows() == null ? "" : b.windows());
@@ -311,21 +323,33 @@ public final class StagingArea {
     }
 
     /**
-     * The next at most {@code limit} changes {@link #take} kept aside, in partition and offset
-     * order, after {@code after} (null: from the first).
+     * The next at most {@code limit} changes {@link #take} kept aside, after {@code after} (null:
+     * from the first), in source order: by interval, then by source position, across partitions. A
+     * page is written apart from the next, so partition order would apply one partition's changes
+     * of a later interval (a table's changes after its key was dropped, which all share one
+     * partition) before another's of an earlier one (the rows they change).
      */
     public List<Entry> page(Entry after, int limit) throws SQLException {
         List<Entry> out = new ArrayList<>();
         try (PreparedStatement ps =
                 c.prepareStatement(
-                        "SELECT part, off, interval_end, record FROM cdclab_taken WHERE (part, off)"
-                                + " > (?, ?) ORDER BY part, off LIMIT ?")) {
-            ps.setInt(1, after == null ? Integer.MIN_VALUE : after.partition());
-            ps.setLong(2, after == null ? Long.MIN_VALUE : after.offset());
-            ps.setInt(3, limit);
+                        "SELECT part, off, interval_end, pos, record FROM cdclab_taken WHERE"
+                                + " (interval_end, pos, part, off) > (?, ?, ?, ?) ORDER BY"
+                                + " interval_end, pos, part, off LIMIT ?")) {
+            ps.setLong(1, after == null ? Long.MIN_VALUE : after.intervalEndMs());
+            ps.setString(2, after == null || after.position() == null ? "" : after.position());
+            ps.setInt(3, after == null ? Integer.MIN_VALUE : after.partition());
+            ps.setLong(4, after == null ? Long.MIN_VALUE : after.offset());
+            ps.setInt(5, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    out.add(new Entry(rs.getInt(1), rs.getLong(2), rs.getLong(3), rs.getBytes(4)));
+                    out.add(
+                            new Entry(
+                                    rs.getInt(1),
+                                    rs.getLong(2),
+                                    rs.getLong(3),
+                                    rs.getString(4),
+                                    rs.getBytes(5)));
                 }
             }
         }

@@ -451,6 +451,42 @@ abstract class ReplayContract {
     }
 
     /**
+     * Keyless changes find the rows they change when those hold a {@code real}'s special values
+     * ({@code NaN}, {@code -Infinity}), which JSON carries as text.
+     */
+    @Test
+    void keylessChangesMatchRowsHoldingSpecialFloats() throws Exception {
+        List<ColumnSpec> cols =
+                keylessIdAnd(new ColumnSpec("f", "FLOAT4", false, true, null, null, "float", null));
+        writer.apply(
+                List.of(
+                        keylessInsert(cols, M.createObjectNode().put("id", 1).put("f", "NaN"), 11),
+                        keylessInsert(
+                                cols, M.createObjectNode().put("id", 2).put("f", "-Infinity"), 12),
+                        keylessInsert(cols, M.createObjectNode().put("id", 3).put("f", 1.5), 13)),
+                100);
+        writer.apply(
+                List.of(
+                        NetChanges.keyless(
+                                table,
+                                cols,
+                                NetOperation.UPDATE,
+                                M.createObjectNode().put("id", 1).put("f", "NaN"),
+                                M.createObjectNode().put("id", 1).put("f", 2.5),
+                                SourcePosition.postgres(20)),
+                        NetChanges.keyless(
+                                table,
+                                cols,
+                                NetOperation.DELETE,
+                                M.createObjectNode().put("id", 2).put("f", "-Infinity"),
+                                null,
+                                SourcePosition.postgres(21))),
+                200);
+        assertThat(rows(table, "id, f")).containsExactlyInAnyOrder("1|2.5", "3|1.5");
+        assertThat(writer.keylessUnmatched()).isZero();
+    }
+
+    /**
      * A {@code char(5)} column changed to text loses the padding of the values it held (the
      * source's cast trims them), even when a change made after the type change is written first (an
      * interval written in parts): that change's own trailing spaces stay.
