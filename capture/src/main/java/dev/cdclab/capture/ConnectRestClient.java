@@ -180,6 +180,27 @@ public final class ConnectRestClient {
                 "connector " + name + " not running after " + timeout.toSeconds() + "s: " + last);
     }
 
+    /**
+     * Stops the connector ({@link #stop}) and waits until it has: its tasks gone, so that nothing
+     * the source commits from then on is read before it starts again.
+     *
+     * @throws ConnectorFailedException when it is not stopped within the timeout
+     */
+    public void stopAndAwait(String name, Duration timeout) {
+        stop(name);
+        Poll poll = Poll.within(timeout).every(Duration.ofMillis(100));
+        Status last = null;
+        while (!poll.expired()) {
+            last = status(name);
+            if ("STOPPED".equals(last.connector()) && last.tasks().isEmpty()) {
+                return;
+            }
+            poll.pause();
+        }
+        throw new ConnectorFailedException(
+                "connector " + name + " not stopped after " + timeout.toSeconds() + "s: " + last);
+    }
+
     private JsonNode send(String method, String path, String body, int... ok) {
         HttpRequest.Builder b =
                 HttpRequest.newBuilder(URI.create(baseUrl + path))

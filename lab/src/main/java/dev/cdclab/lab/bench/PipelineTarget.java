@@ -105,7 +105,7 @@ public final class PipelineTarget implements BenchTarget {
 
     @Override
     public void stopCapture() {
-        connect().stop(pipeline.names().connectorName());
+        connect().stopAndAwait(pipeline.names().connectorName(), Duration.ofSeconds(60));
     }
 
     @Override

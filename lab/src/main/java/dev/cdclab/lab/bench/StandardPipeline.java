@@ -180,7 +180,7 @@ public final class StandardPipeline implements BenchTarget {
 
     @Override
     public void stopCapture() {
-        rest.stop(SOURCE_CONNECTOR);
+        rest.stopAndAwait(SOURCE_CONNECTOR, Duration.ofSeconds(60));
     }
 
     @Override

@@ -132,9 +132,9 @@ final class ColumnPlan {
             // read from the image under the name the change was made with
             reads.add((changed ? c : target).withName(made0.name()));
             constants.add(null);
+            // whether or not the warehouse's type changed (DuckDB holds both as VARCHAR)
             unpadded.add(
-                    changed
-                            && padded(c)
+                    padded(c)
                             && (now != null
                                     ? !padded(now)
                                     : retypedAfter.getOrDefault(made0.name(), false)));

@@ -498,32 +498,30 @@ abstract class ReplayContract {
         List<ColumnSpec> text = idAnd(col("ch", "TEXT", "string"));
         writer.apply(List.of(insert(table, padded, 1, "ch", "a    ", 11)), 100);
         writer.write(List.of(insert(table, text, 2, "ch", "b  ", 21)));
-        writer.write(
-                List.of(
-                        columnEvent(
-                                TableEvent.Kind.ALTER_COLUMN_TYPE,
-                                table,
-                                "ch",
-                                "{\"type_name\":\"text\",\"type_mod\":-1,"
-                                        + "\"old_type_text\":\"character(5)\"}",
-                                20)));
+        TableEvent retyped =
+                columnEvent(
+                        TableEvent.Kind.ALTER_COLUMN_TYPE,
+                        table,
+                        "ch",
+                        "{\"type_name\":\"text\",\"type_mod\":-1,\"old_type_text\":\"character(5)\"}",
+                        20);
+        writer.write(List.of(retyped));
         writer.commit(200);
         assertThat(rows(table, "id, ch")).containsExactlyInAnyOrder("1|a", "2|b  ");
         // read again, the event trims nothing written after it
-        writer.apply(
-                List.of(
-                        columnEvent(
-                                TableEvent.Kind.ALTER_COLUMN_TYPE,
-                                table,
-                                "ch",
-                                "{\"type_name\":\"text\",\"type_mod\":-1,"
-                                        + "\"old_type_text\":\"character(5)\"}",
-                                20)),
-                300);
+        writer.apply(List.of(retyped), 300);
         assertThat(rows(table, "id, ch")).containsExactlyInAnyOrder("1|a", "2|b  ");
         // a row made before the type change and written after it holds its value as cast
         writer.apply(List.of(insert(table, padded, 3, "ch", "c    ", 12)), 400);
         assertThat(rows(table, "id, ch")).containsExactlyInAnyOrder("1|a", "2|b  ", "3|c");
+        // and so does one written beside a later change under the new type, which it is cast to
+        writer.apply(
+                List.of(
+                        insert(table, padded, 4, "ch", "d    ", 14),
+                        insert(table, text, 5, "ch", "e  ", 23)),
+                500);
+        assertThat(rows(table, "id, ch"))
+                .containsExactlyInAnyOrder("1|a", "2|b  ", "3|c", "4|d", "5|e  ");
     }
 
     /**
