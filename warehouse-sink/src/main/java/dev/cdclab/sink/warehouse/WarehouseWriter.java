@@ -725,8 +725,13 @@ public final class WarehouseWriter implements AutoCloseable {
                     wanted,
                     aside == null ? "" : " (old values kept in " + aside + ")");
         }
-        if (have != null) {
+        if (have != null && d.dropsPadding()) {
             trimPadding(table, e, d);
+            // recorded also where the warehouse's type stays (both text to it): a change made
+            // before, written later, is read without the padding
+            state =
+                    state.withColumnChange(
+                            TableState.ColumnChange.retyped(e.position(), col.name(), true));
         }
         return state;
     }

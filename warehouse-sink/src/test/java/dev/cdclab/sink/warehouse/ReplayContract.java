@@ -525,6 +525,31 @@ abstract class ReplayContract {
     }
 
     /**
+     * A {@code char(5)} column changed to text, the type change applied in order: a row made before
+     * it and written after it (its partition read late) holds its value as the source's cast made
+     * it, whether or not the warehouse's type of the column changed.
+     */
+    @Test
+    void aCharValueMadeBeforeTheColumnsChangeToTextAndWrittenAfterLosesItsPadding()
+            throws Exception {
+        List<ColumnSpec> padded =
+                idAnd(new ColumnSpec("ch", "BPCHAR", false, true, 5, 0, "string", null));
+        writer.apply(List.of(insert(table, padded, 1, "ch", "a    ", 11)), 100);
+        writer.apply(
+                List.of(
+                        columnEvent(
+                                TableEvent.Kind.ALTER_COLUMN_TYPE,
+                                table,
+                                "ch",
+                                "{\"type_name\":\"text\",\"type_mod\":-1,"
+                                        + "\"old_type_text\":\"character(5)\"}",
+                                20)),
+                200);
+        writer.apply(List.of(insert(table, padded, 2, "ch", "b    ", 12)), 300);
+        assertThat(rows(table, "id, ch")).containsExactlyInAnyOrder("1|a", "2|b");
+    }
+
+    /**
      * Rows deleted, then a column added and a column's type changed, in one warehouse transaction
      * written in two parts (an interval written ahead, then the rest), and a TRUNCATE before a
      * column added in one part: DuckDB refuses to commit an ALTER after deletes of the same table
