@@ -236,8 +236,8 @@ public interface WarehouseDialect {
     /** The transaction was rolled back: forget what was created in it. */
     default void rolledBack() {}
 
-    /** The transaction committed. */
-    default void committed() {}
+    /** The transaction committed, on {@code c}. */
+    default void committed(Connection c) {}
 
     /** Records how far the warehouse is complete, in the current transaction. */
     void saveProgress(Connection c, long appliedThroughMs, long committedAtMs) throws SQLException;

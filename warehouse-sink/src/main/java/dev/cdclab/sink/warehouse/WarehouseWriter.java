@@ -310,7 +310,7 @@ public final class WarehouseWriter implements AutoCloseable {
             db().saveProgress(connection, appliedThroughMs, System.currentTimeMillis());
             pruneTombstonesIfDue(appliedThroughMs);
             connection.commit();
-            dialect.committed();
+            dialect.committed(connection);
         } catch (SQLException | RuntimeException e) {
             rollbackAfter(e);
             throw e;
