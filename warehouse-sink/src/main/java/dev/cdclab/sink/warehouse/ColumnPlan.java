@@ -148,7 +148,10 @@ final class ColumnPlan {
                 ColumnSpec target = ExistingColumns.fit(later, has, dialect);
                 targets.add(target.withKey(false));
                 reads.add(null);
-                constants.add(defaultText(target));
+                // the value the column's addition gave the rows there were, when the sink saw it:
+                // the events' default is missing for some types (Debezium gives none for inet)
+                Map.Entry<ColumnSpec, String> added = addedAfter.get(later.name());
+                constants.add(added != null ? added.getValue() : defaultText(target));
                 unpadded.add(false);
                 names.add(later.name());
             }

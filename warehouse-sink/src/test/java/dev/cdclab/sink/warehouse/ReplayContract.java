@@ -296,6 +296,45 @@ abstract class ReplayContract {
         assertThat(rows(table, "id, name, n")).containsExactlyInAnyOrder("1|a|5", "2|b|5");
     }
 
+    /**
+     * A table without a key gains a column with a {@code DEFAULT} the change events do not carry
+     * (Debezium gives none for some types, {@code inet} among them); a change of a row made before
+     * that is written beside a change made after, so the table follows the newer schema: it finds
+     * the row by the value the column added gave it, not by NULL (seed 19 with faults: the update
+     * found no row, and a second copy was inserted).
+     */
+    @Test
+    void aKeylessUpdateMadeBeforeAColumnWasAddedFindsItsRowBesideALaterChange() throws Exception {
+        List<ColumnSpec> before = keylessIdAnd(col("name", "TEXT", "string"));
+        List<ColumnSpec> after =
+                keylessIdAnd(col("name", "TEXT", "string"), col("n", "INT4", "int32"));
+        acrossAColumnEvent(
+                before,
+                M.createObjectNode().put("id", 1).put("name", "a"),
+                columnEvent(
+                        TableEvent.Kind.ADD_COLUMN,
+                        table,
+                        "n",
+                        "{\"type_name\":\"int4\",\"type_mod\":-1,\"default_text\":\"5\"}",
+                        20),
+                false,
+                NetChanges.keyless(
+                        table,
+                        before,
+                        NetOperation.UPDATE,
+                        M.createObjectNode().put("id", 1).put("name", "a"),
+                        M.createObjectNode().put("id", 1).put("name", "a2"),
+                        SourcePosition.postgres(12)),
+                NetChanges.keyless(
+                        table,
+                        after,
+                        NetOperation.INSERT,
+                        null,
+                        M.createObjectNode().put("id", 2).put("name", "b").put("n", 9),
+                        SourcePosition.postgres(25)));
+        assertThat(rows(table, "id, name, n")).containsExactlyInAnyOrder("1|a2|5", "2|b|9");
+    }
+
     /** Columns of a table without a key: {@code id} and {@code more}. */
     private static List<ColumnSpec> keylessIdAnd(ColumnSpec... more) {
         List<ColumnSpec> cols = new ArrayList<>();
